@@ -1,0 +1,17 @@
+"""Typed engine errors: malformed input, illegal actions, acting out of turn."""
+
+
+class EngineError(Exception):
+    """Base of every error the engine raises on purpose."""
+
+
+class MalformedInput(EngineError, ValueError):
+    """The input cannot be understood: unknown variant, station, rank, bad notation."""
+
+
+class IllegalAction(EngineError):
+    """The input is understood but the rules forbid it."""
+
+
+class NotYourTurn(IllegalAction):
+    """A seat tried to act when it is not its turn."""

@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Create or refresh the project virtualenv at .venv (sourced by the other scripts).
+# The install step reruns only when pyproject.toml changes, so repeated runs are fast.
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$root"
+python="${PYTHON:-python3}"
+if [ ! -x .venv/bin/python ]; then
+    "$python" -m venv .venv
+fi
+stamp=".venv/.junqi-installed"
+want="$(sha256sum pyproject.toml | cut -d' ' -f1)"
+if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
+    .venv/bin/python -m pip install --quiet --upgrade pip
+    .venv/bin/python -m pip install --quiet -e ".[test]"
+    echo "$want" > "$stamp"
+fi
