@@ -12,6 +12,7 @@ so that the nearest blocker on a rail ray is a single bit scan.
 from __future__ import annotations
 
 import heapq
+import itertools
 import math
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -73,9 +74,9 @@ def _arm_road_pairs() -> list[tuple[tuple[int, int], tuple[int, int]]]:
     for r in range(1, ARM_ROWS + 1):
         for c in range(1, ARM_COLS + 1):
             for nr, nc in ((r, c + 1), (r + 1, c)):
-                if nr <= ARM_ROWS and nc <= ARM_COLS:
-                    if not (_is_arm_rail(r, c) and _is_arm_rail(nr, nc)):
-                        pairs.add(((r, c), (nr, nc)))
+                inside = nr <= ARM_ROWS and nc <= ARM_COLS
+                if inside and not (_is_arm_rail(r, c) and _is_arm_rail(nr, nc)):
+                    pairs.add(((r, c), (nr, nc)))
     for r, c in ARM_CAMPS:
         for dr in (-1, 1):
             for dc in (-1, 1):
@@ -111,8 +112,8 @@ class Board:
             self._stations[sid] = Station(sid, index[sid], kind, seat, row, col, rail, xy[sid])
         self.stations: tuple[str, ...] = tuple(order)
         self.lines: tuple[tuple[str, ...], ...] = tuple(tuple(line) for line in lines)
-        rail = {tuple(sorted(p)) for line in self.lines for p in zip(line, line[1:], strict=False)}
-        self.rail_edges: tuple[tuple[str, str], ...] = tuple(sorted((a, b) for a, b in rail))
+        pairs = {tuple(sorted(p)) for line in self.lines for p in itertools.pairwise(line)}
+        self.rail_edges: tuple[tuple[str, str], ...] = tuple(sorted((a, b) for a, b in pairs))
         self.road_edges: tuple[tuple[str, str], ...] = tuple(
             sorted(tuple(sorted(e)) for e in road_edges)  # type: ignore[misc]
         )
@@ -192,7 +193,7 @@ def _monotone_order(natural: Sequence[str], lines: Sequence[Sequence[str]]) -> l
         forward = list(line) if rank[line[0]] < rank[line[-1]] else list(reversed(line))
         for candidate in (forward, forward[::-1]):
             added = []
-            for u, v in zip(candidate, candidate[1:], strict=False):
+            for u, v in itertools.pairwise(candidate):
                 if v in succ[u]:
                     continue
                 if reaches(v, u):
@@ -203,7 +204,7 @@ def _monotone_order(natural: Sequence[str], lines: Sequence[Sequence[str]]) -> l
                 break
             for u, v in added:
                 succ[u].discard(v)
-    indegree = {sid: 0 for sid in natural}
+    indegree = dict.fromkeys(natural, 0)
     for targets in succ.values():
         for v in targets:
             indegree[v] += 1

@@ -53,6 +53,13 @@ def deploy_stations(board: Board, seat: int) -> tuple[str, ...]:
     return tuple(s for s in board.arm(seat) if board.station(s).kind != StationKind.CAMP)
 
 
+_MISPLACED = {
+    Rank.FLAG: ProblemCode.FLAG_NOT_IN_HQ,
+    Rank.LANDMINE: ProblemCode.LANDMINE_OUTSIDE_BACK_ROWS,
+    Rank.BOMB: ProblemCode.BOMB_IN_FRONT_ROW,
+}
+
+
 def _placement_allowed(variant: Variant, rank: Rank, row: int, kind: StationKind) -> bool:
     """Whether ``rank`` may be deployed on a station of the own arm (row, kind)."""
     if kind == StationKind.CAMP:
@@ -96,25 +103,22 @@ def layout_problems(variant: str, seat: int, layout: Mapping[str, str]) -> list[
             report(ProblemCode.UNKNOWN_RANK, sid, f"{key!r} is not a rank")
             continue
         placed[sid] = rank
-        if station.seat == seat and station.row is not None:
-            if not _placement_allowed(v, rank, station.row, station.kind):
-                code = {
-                    Rank.FLAG: ProblemCode.FLAG_NOT_IN_HQ,
-                    Rank.LANDMINE: ProblemCode.LANDMINE_OUTSIDE_BACK_ROWS,
-                    Rank.BOMB: ProblemCode.BOMB_IN_FRONT_ROW,
-                }.get(rank)
-                if code is not None and station.kind != StationKind.CAMP:
-                    report(code, sid)
+        own_post = station.seat == seat and station.kind != StationKind.CAMP
+        if own_post and not _placement_allowed(v, rank, station.row or 0, station.kind):
+            report(_MISPLACED[rank], sid)
 
     counts = Counter(placed.values())
-    missing = []
+    extra, missing = [], []
     for rank in sorted(set(counts) | set(v.army), key=list(Rank).index):
         have, want = counts[rank], v.army.get(rank, 0)
         if have > want:
+            extra.append(f"{have} {CHINESE_NAME[rank]} {rank.value} (the army has {want})")
             for sid in sorted(s for s, r in placed.items() if r == rank):
                 report(ProblemCode.TOO_MANY_PIECES, sid)
         elif have < want:
             missing.append(f"{want - have} {CHINESE_NAME[rank]} {rank.value}")
+    if extra:
+        details[ProblemCode.TOO_MANY_PIECES] = "too many: " + ", ".join(extra)
     if missing:
         found[ProblemCode.MISSING_PIECES] = []
         details[ProblemCode.MISSING_PIECES] = "missing: " + ", ".join(missing)
@@ -123,7 +127,6 @@ def layout_problems(variant: str, seat: int, layout: Mapping[str, str]) -> list[
             report(ProblemCode.EMPTY_STATION, sid)
 
     default_detail = {
-        ProblemCode.TOO_MANY_PIECES: "more pieces of a rank than the army has",
         ProblemCode.EMPTY_STATION: "every station outside the camps holds a piece",
         ProblemCode.FLAG_NOT_IN_HQ: "the flag 军旗 stands in an HQ 大本营",
         ProblemCode.LANDMINE_OUTSIDE_BACK_ROWS: "landmines 地雷 go in the last two rows",
@@ -141,7 +144,7 @@ def deployment_problems(variant: str, seat: int, layout: Mapping[str, str]) -> l
     return [p.code.value for p in layout_problems(variant, seat, layout)]
 
 
-# --- automatic layout 自动布局 ---------------------------------------------------------------------
+# --- automatic layout 自动布局 -------------------------------------------------------------------
 
 # How much each rank likes each local (row, col); 0 means never. The flag, landmines and bombs are
 # placed first (they have the hard constraints), then officers from the strongest down, then the
@@ -233,9 +236,7 @@ def auto_layout(
                 pool[layout.pop(evicted)] += 1
                 free[evicted] = board.station(evicted)
                 options = [evicted]
-            weights = [
-                _weight(rank, free[s].row or 0, free[s].col or 0, flag_col) for s in options
-            ]
+            weights = [_weight(rank, free[s].row or 0, free[s].col or 0, flag_col) for s in options]
             sid = rng.choices(options, weights=weights)[0]
             layout[sid] = rank
             del free[sid]

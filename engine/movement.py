@@ -38,6 +38,7 @@ class MoveTables:
     rail: int
     camps: int
     hqs: int
+    byte_ids: tuple[tuple[tuple[str, ...], ...], ...]  # [byte k][value] -> ids of its set bits
 
 
 def _segments(indices: list[int]) -> tuple[Segment, ...]:
@@ -50,9 +51,7 @@ def _segments(indices: list[int]) -> tuple[Segment, ...]:
             run.append(i)
         else:
             runs.append([i])
-    return tuple(
-        (sum(1 << i for i in run), len(run) < 2 or run[1] > run[0]) for run in runs
-    )
+    return tuple((sum(1 << i for i in run), len(run) < 2 or run[1] > run[0]) for run in runs)
 
 
 @cache
@@ -88,6 +87,14 @@ def move_tables(board: Board) -> MoveTables:
     def mask_of(kind: StationKind) -> int:
         return sum(bit[s] for s in board.stations if board.station(s).kind == kind)
 
+    ids = board.stations
+    byte_ids = tuple(
+        tuple(
+            tuple(ids[k * 8 + j] for j in range(8) if value >> j & 1 and k * 8 + j < n)
+            for value in range(256)
+        )
+        for k in range((n + 7) // 8)
+    )
     return MoveTables(
         board=board,
         bit=bit,
@@ -99,6 +106,7 @@ def move_tables(board: Board) -> MoveTables:
         rail=sum(bit[s] for s in board.stations if board.station(s).rail),
         camps=mask_of(StationKind.CAMP),
         hqs=mask_of(StationKind.HQ),
+        byte_ids=byte_ids,
     )
 
 
@@ -196,14 +204,20 @@ def legal_moves(
     return moves
 
 
-def mask_ids(board: Board, mask: int) -> list[str]:
+def mask_ids(t: MoveTables, mask: int) -> list[str]:
     """The station ids of the bits in ``mask``, in index order."""
-    ids = board.stations
+    if mask.bit_count() <= 4:  # a few bits: scan them; many: look them up a byte at a time
+        ids = t.board.stations
+        out = []
+        while mask:
+            low = mask & -mask
+            mask ^= low
+            out.append(ids[low.bit_length() - 1])
+        return out
     out = []
-    while mask:
-        low = mask & -mask
-        mask ^= low
-        out.append(ids[low.bit_length() - 1])
+    for k, value in enumerate(mask.to_bytes(len(t.byte_ids), "little")):
+        if value:
+            out += t.byte_ids[k][value]
     return out
 
 
@@ -212,13 +226,14 @@ def legal_move_list(
 ) -> list[tuple[str, str]]:
     """All legal moves of ``seat`` as ``(origin, target)`` station-id pairs."""
     ids = position.board.stations
-    out = []
+    out: list[tuple[str, str]] = []
+    append = out.append
     for origin, mask in legal_moves(position, seat, teams, hq_lock).items():
         source = ids[origin]
         while mask:
             low = mask & -mask
             mask ^= low
-            out.append((source, ids[low.bit_length() - 1]))
+            append((source, ids[low.bit_length() - 1]))
     return out
 
 
@@ -270,4 +285,4 @@ def destinations(
         taken ^= low
         if low & t.camps or team_of[pieces[ids[low.bit_length() - 1]][0]] == team_of[seat]:
             reach ^= low
-    return set(mask_ids(board, reach))
+    return set(mask_ids(t, reach))

@@ -27,9 +27,7 @@ class Position:
     flyers: int  # stations holding an engineer or a missile
 
     @classmethod
-    def from_pieces(
-        cls, board: Board, pieces: Mapping[str, tuple[int, str] | Piece]
-    ) -> Position:
+    def from_pieces(cls, board: Board, pieces: Mapping[str, tuple[int, str] | Piece]) -> Position:
         """A position from ``{station id: (seat, rank key)}``; MalformedInput on bad entries."""
         cells: list[Piece | None] = [None] * len(board.stations)
         for sid, (seat, rank) in pieces.items():

@@ -1,0 +1,131 @@
+"""Move-generation benchmark: prints figures, asserts nothing.
+
+Usage: ``.venv/bin/python bench/engine.py [--positions 60] [--repeat 300]``
+
+Positions are typical mid-game 四国 positions: four auto-deployed armies after 40-240 random
+legal moves with combat (50-95 pieces left). For the side to move it times
+- all legal moves of the seat, as ``{origin: destination mask}`` (the engine's native form) and
+  as a list of ``(origin, target)`` id pairs;
+- one piece's destinations, through the public façade ``engine.destinations`` (from a
+  ``{station: (seat, rank)}`` dict) and on a prepared ``Position``;
+and, for scale, a seat's moves through the slow, literal reference generator of the test suite.
+Figures are medians over positions of the mean time per call, on one core.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import time
+from collections.abc import Callable, Sequence
+from functools import partial
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+import engine
+from engine.movement import destination_mask, friendly_mask, move_tables
+from engine.sampling import random_position
+from tests.engine.reference import reference_destinations
+
+# The fastest public pure-Python 四国 move generator we know of (DEVELOPERS' guide), same machine.
+PUBLIC_BEST_SEAT_US = 78.0
+PUBLIC_BEST_PIECE_US = 10.0
+
+
+def per_call_us(calls: Sequence[Callable[[], object]], repeat: int) -> float:
+    """Median over ``calls`` of the mean time of one call, in microseconds."""
+    times = []
+    for call in calls:
+        call()
+        start = time.perf_counter_ns()
+        for _ in range(repeat):
+            call()
+        times.append((time.perf_counter_ns() - start) / repeat / 1000)
+    return statistics.median(times)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--positions", type=int, default=60)
+    parser.add_argument("--repeat", type=int, default=300)
+    args = parser.parse_args()
+    if hasattr(os, "sched_setaffinity"):
+        os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[0]})
+
+    v = engine.get_variant("siguo")
+    t = move_tables(v.board)
+    samples = [
+        random_position("siguo", seed, 40 + seed * 200 // args.positions)
+        for seed in range(args.positions)
+    ]
+    pieces_left = [bin(p.occupied).count("1") for p, _ in samples]
+    moves = [len(engine.legal_move_list(p, s, v.teams)) for p, s in samples]
+    print(
+        f"{len(samples)} mid-game 四国 positions: {min(pieces_left)}-{max(pieces_left)} pieces "
+        f"(median {statistics.median(pieces_left):.0f}), "
+        f"{statistics.median(moves):.0f} legal moves for the side to move (median)"
+    )
+
+    seat_masks = per_call_us(
+        [partial(engine.legal_moves, p, s, v.teams) for p, s in samples], args.repeat
+    )
+    seat_pairs = per_call_us(
+        [partial(engine.legal_move_list, p, s, v.teams) for p, s in samples], args.repeat
+    )
+
+    # one movable piece of the side to move per position, on rail where possible
+    single_facade: list[Callable[[], object]] = []
+    single_position: list[Callable[[], object]] = []
+    for p, s in samples:
+        mine = [sid for sid in p.stations_of(s) if engine.destinations("siguo", as_dict(p), sid)]
+        rail = [sid for sid in mine if v.board.station(sid).rail] or mine
+        origin = rail[len(rail) // 2]
+        d = as_dict(p)
+        index = v.board.station(origin).index
+        friends = friendly_mask(p, s, v.teams)
+        single_facade.append(partial(engine.destinations, "siguo", d, origin))
+        single_position.append(partial(destination_mask, t, p, index, friends))
+    piece_facade = per_call_us(single_facade, args.repeat)
+    piece_position = per_call_us(single_position, args.repeat)
+    seat_reference = per_call_us(
+        [partial(reference_seat, as_dict(p), s, v.teams) for p, s in samples],
+        max(1, args.repeat // 10),
+    )
+
+    def row(name: str, us: float, best: float | None = None) -> None:
+        ratio = f"   {best / us:5.1f}x faster than the public best" if best else ""
+        print(f"  {name:<52} {us:8.2f} µs  {1e6 / us:>10,.0f}/s{ratio}")
+
+    print("all legal moves of a seat:")
+    row("legal_moves  ({origin: destination mask})", seat_masks, PUBLIC_BEST_SEAT_US)
+    row("legal_move_list  ([(origin, target), ...])", seat_pairs, PUBLIC_BEST_SEAT_US)
+    print("one piece's destinations:")
+    row("destinations(variant, pieces dict, origin)  façade", piece_facade, PUBLIC_BEST_PIECE_US)
+    row("destination_mask(position, origin)", piece_position, PUBLIC_BEST_PIECE_US)
+    print("for scale:")
+    row("a seat's moves by the slow reference generator", seat_reference)
+    print(f"  legal_move_list vs slow reference: {seat_reference / seat_pairs:.1f}x faster")
+    print(
+        f"target: a seat's legal moves under 200 µs (median): "
+        f"{'met' if seat_pairs < 200 else 'NOT met'}"
+    )
+
+
+def reference_seat(pieces: dict[str, tuple[int, str]], seat: int, teams: tuple[int, ...]) -> int:
+    board = engine.get_board("siguo")
+    return sum(
+        len(reference_destinations(board, pieces, origin, teams))
+        for origin, (owner, _) in pieces.items()
+        if owner == seat
+    )
+
+
+def as_dict(position: engine.Position) -> dict[str, tuple[int, str]]:
+    return {sid: (p.seat, p.rank.value) for sid, p in position.pieces().items()}
+
+
+if __name__ == "__main__":
+    main()
