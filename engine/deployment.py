@@ -175,7 +175,8 @@ def _weight(rank: Rank, row: int, col: int, flag_col: int) -> float:
         guards = {(5, flag_col), (6, flag_col - 1), (6, flag_col + 1)}
         return 12.0 if (row, col) in guards else 3.0 if hq else 1.0
     if rank == Rank.BOMB:
-        return {1: 0.0, 2: 2.0, 3: 4.0, 4: 3.0, 5: 2.0, 6: 0.3}[row] * (0.1 if hq else 1.0)
+        # row 1 only where bombs may stand there at all (三国), and then reluctantly
+        return {1: 0.2, 2: 2.0, 3: 4.0, 4: 3.0, 5: 2.0, 6: 0.3}[row] * (0.1 if hq else 1.0)
     if rank in (Rank.FIELD_MARSHAL, Rank.GENERAL, Rank.MAJOR_GENERAL):
         by_row = {1: 1.0, 2: 4.0, 3: 4.0, 4: 3.0, 5: 1.0, 6: 0.2}[row]
         return by_row * (2.0 if side else 1.0) * (0.05 if hq else 1.0)
@@ -225,12 +226,16 @@ def auto_layout(
                 s for s, st in free.items() if _placement_allowed(v, rank, st.row or 0, st.kind)
             ]
             if not options:
-                # Kept pieces fill every station this rank may use: move an unconstrained one.
+                # Kept pieces fill every station this rank may use: move one that is placed
+                # later in the order (so it finds a station of its own afterwards).
+                later = set(order[order.index(rank) + 1 :])
                 options = [
                     s
                     for s, r in layout.items()
-                    if _placement_allowed(v, rank, board.station(s).row or 0, board.station(s).kind)
-                    and r not in (Rank.FLAG, Rank.LANDMINE, Rank.BOMB)
+                    if r in later
+                    and _placement_allowed(
+                        v, rank, board.station(s).row or 0, board.station(s).kind
+                    )
                 ]
                 evicted = rng.choice(sorted(options))
                 pool[layout.pop(evicted)] += 1

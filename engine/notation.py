@@ -17,6 +17,7 @@ and ``.``, ``+``, ``·`` or ``-`` for empty stations, so files are easy to edit 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 
 from engine.board import ARM_COLS, ARM_ROWS, arm_station_id
@@ -48,22 +49,28 @@ _TOKENS: dict[str, Rank] = {
     **{name: r for r, name in SHORT_NAME.items()},
     "40": Rank.FIELD_MARSHAL,
 }
+_ARM_ID = re.compile(rf"(\d+):([1-{ARM_ROWS}])([1-{ARM_COLS}])")
+_RANK_KEYS = frozenset(r.value for r in Rank)
 HEADER = "# junqi layout: row 1 (front) to row 6 (back), columns from the owner's left"
 
 
 def format_layout(layout: Mapping[str, str]) -> str:
     """The text of one seat's layout (``{station id: rank key}`` on a single arm)."""
-    seats = {sid.split(":", 1)[0] for sid in layout}
+    seats = set()
+    cells: dict[tuple[int, int], str] = {}
+    for sid, key in layout.items():
+        match = _ARM_ID.fullmatch(sid)
+        if match is None:
+            raise MalformedInput(f"{sid!r} is not an arm station; a layout file holds one arm")
+        if key not in _RANK_KEYS:
+            raise MalformedInput(f"unknown rank {key!r} on {sid}")
+        seats.add(int(match[1]))
+        cells[int(match[2]), int(match[3])] = SHORT_NAME[Rank(key)]
     if len(seats) > 1:
         raise MalformedInput(f"a layout covers one arm, not seats {sorted(seats)}")
-    seat = int(seats.pop()) if seats else 0
     lines = [HEADER]
     for r in range(1, ARM_ROWS + 1):
-        tokens = []
-        for c in range(1, ARM_COLS + 1):
-            key = layout.get(arm_station_id(seat, r, c))
-            tokens.append(EMPTY if key is None else SHORT_NAME[Rank(key)])
-        lines.append(" ".join(tokens))
+        lines.append(" ".join(cells.get((r, c), EMPTY) for c in range(1, ARM_COLS + 1)))
     return "\n".join(lines) + "\n"
 
 
@@ -81,7 +88,8 @@ def parse_layout(text: str, seat: int) -> dict[str, Rank]:
             )
         rows.append((number, tokens))
     if len(rows) != ARM_ROWS:
-        raise MalformedInput(f"expected {ARM_ROWS} rows of stations, found {len(rows)}")
+        extra = f" (line {rows[ARM_ROWS][0]} is one too many)" if len(rows) > ARM_ROWS else ""
+        raise MalformedInput(f"expected {ARM_ROWS} rows of stations, found {len(rows)}{extra}")
     layout: dict[str, Rank] = {}
     for r, (number, tokens) in enumerate(rows, start=1):
         for c, token in enumerate(tokens, start=1):
