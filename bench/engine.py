@@ -1,6 +1,6 @@
 """Move-generation benchmark: prints figures, asserts nothing.
 
-Usage: ``.venv/bin/python bench/engine.py [--positions 60] [--repeat 300]``
+Usage: ``.venv/bin/python bench/engine.py [--positions 60] [--repeat 300] [--games 20]``
 
 Positions are typical mid-game 四国 positions: four auto-deployed armies after 40-240 random
 legal moves with combat (50-95 pieces left). For the side to move it times
@@ -10,12 +10,16 @@ legal moves with combat (50-95 pieces left). For the side to move it times
   ``{station: (seat, rank)}`` dict) and on a prepared ``Position``;
 and, for scale, a seat's moves through the slow, literal reference generator of the test suite.
 Figures are medians over positions of the mean time per call, on one core.
+
+Then whole games: random playouts of every variant (auto layouts, uniformly random legal moves
+until the game ends, through ``engine.apply``): games per second and microseconds per ``apply``.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import random
 import statistics
 import sys
 import time
@@ -51,6 +55,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--positions", type=int, default=60)
     parser.add_argument("--repeat", type=int, default=300)
+    parser.add_argument("--games", type=int, default=20)
     args = parser.parse_args()
     if hasattr(os, "sched_setaffinity"):
         os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[0]})
@@ -112,6 +117,39 @@ def main() -> None:
         f"target: a seat's legal moves under 200 µs (median): "
         f"{'met' if seat_pairs < 200 else 'NOT met'}"
     )
+
+    print(f"random playouts ({args.games} games per variant):")
+    for variant in ("siguo", "liangguo", "sanguo"):
+        start = time.perf_counter()
+        played, in_apply = 0, 0.0
+        for seed in range(args.games):
+            n, seconds = random_game(variant, seed)
+            played += n
+            in_apply += seconds
+        elapsed = time.perf_counter() - start
+        print(
+            f"  {variant:<9} {args.games / elapsed:6.1f} games/s   "
+            f"{played / args.games:5.0f} moves/game   {in_apply / played * 1e6:6.1f} µs per apply"
+        )
+    print("target: at least 10 complete random 四国 games per second")
+
+
+def random_game(variant: str, seed: int) -> tuple[int, float]:
+    """Play one random game to its end; return its moves and the seconds spent in apply."""
+    rng = random.Random(seed)
+    state = engine.new_game(variant, seed=seed)
+    for seat in state.variant.seats:
+        layout = engine.auto_layout(variant, seat, f"{seed}/{seat}")
+        state, _ = engine.apply(state, engine.PlaceLayout(seat, layout))
+    moves, in_apply = 0, 0.0
+    while state.to_move is not None:
+        seat = state.to_move
+        origin, target = rng.choice(engine.legal_move_list(state.board_position, seat, state.teams))
+        start = time.perf_counter()
+        state, _ = engine.apply(state, engine.Move(seat, origin, target))
+        in_apply += time.perf_counter() - start
+        moves += 1
+    return moves, in_apply
 
 
 def reference_seat(pieces: dict[str, tuple[int, str]], seat: int, teams: tuple[int, ...]) -> int:

@@ -1,4 +1,4 @@
-"""Pure-Python rules engine for Junqi (军棋): boards, movement, combat and deployment.
+"""Pure-Python rules engine for Junqi (军棋): boards, movement, combat, deployment, games.
 
 The names below are the stable public façade (``../shared/DESIGN.md`` §2); other programs,
 bots and test suites rely on them::
@@ -10,8 +10,25 @@ bots and test suites rely on them::
     engine.destinations("siguo", {"0:51": (0, "engineer")}, "0:51")   # -> set of station ids
     engine.combat("engineer", "landmine")           # -> "attacker" | "defender" | "both"
     engine.deployment_problems("siguo", 0, layout)  # -> [] when legal
+
+Games: ``new_game`` / ``start_from`` make a state, ``apply(state, action)`` returns the next state
+and its events, ``view(state, viewer)`` and ``event.for_viewer(viewer)`` are what a seat or a
+spectator may see, ``record_of`` / ``replay`` save and rebuild whole games.
 """
 
+from engine.actions import (
+    Action,
+    AnswerProposal,
+    DeployDeadline,
+    Escape,
+    Move,
+    PlaceLayout,
+    ProposeDraw,
+    Surrender,
+    Timeout,
+    action_from_dict,
+    action_to_dict,
+)
 from engine.board import Board, Station, StationKind, get_board
 from engine.combat import Outcome, combat, resolve_combat, scouting_reveals
 from engine.deployment import (
@@ -23,32 +40,81 @@ from engine.deployment import (
     layout_problems,
 )
 from engine.errors import EngineError, IllegalAction, MalformedInput, NotYourTurn
+from engine.events import Event
+from engine.game import GameState, IllegalLayout, Phase, apply, new_game, start_from
 from engine.movement import destinations, legal_move_list, legal_moves
 from engine.notation import format_layout, parse_layout
+from engine.outcome import (
+    Elimination,
+    EliminationReason,
+    EndReason,
+    GameResult,
+    PointsUnit,
+    SeatOutcome,
+    SeatResult,
+)
 from engine.pieces import CHINESE_NAME, STANDARD_ARMY, Piece, Rank
 from engine.position import Position
-from engine.variants import VARIANTS, RuleOptions, Scouting, Variant, get_variant
+from engine.records import GameRecord, record_of, replay, state_after, states
+from engine.variants import (
+    VARIANTS,
+    EscapeRule,
+    Information,
+    RuleOptions,
+    Scouting,
+    TurnDirection,
+    Variant,
+    get_variant,
+)
+from engine.views import view
 
 __all__ = [
     "CHINESE_NAME",
     "STANDARD_ARMY",
     "VARIANTS",
+    "Action",
+    "AnswerProposal",
     "Board",
+    "DeployDeadline",
+    "Elimination",
+    "EliminationReason",
+    "EndReason",
     "EngineError",
+    "Escape",
+    "EscapeRule",
+    "Event",
+    "GameRecord",
+    "GameResult",
+    "GameState",
     "IllegalAction",
+    "IllegalLayout",
+    "Information",
     "MalformedInput",
+    "Move",
     "NotYourTurn",
     "Outcome",
+    "Phase",
     "Piece",
+    "PlaceLayout",
+    "PointsUnit",
     "Position",
     "Problem",
     "ProblemCode",
+    "ProposeDraw",
     "Rank",
     "RuleOptions",
     "Scouting",
+    "SeatOutcome",
+    "SeatResult",
     "Station",
     "StationKind",
+    "Surrender",
+    "Timeout",
+    "TurnDirection",
     "Variant",
+    "action_from_dict",
+    "action_to_dict",
+    "apply",
     "auto_layout",
     "combat",
     "deploy_stations",
@@ -60,7 +126,14 @@ __all__ = [
     "layout_problems",
     "legal_move_list",
     "legal_moves",
+    "new_game",
     "parse_layout",
+    "record_of",
+    "replay",
     "resolve_combat",
     "scouting_reveals",
+    "start_from",
+    "state_after",
+    "states",
+    "view",
 ]

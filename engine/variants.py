@@ -1,15 +1,17 @@
 """Variants: which board, which teams, which armies and which rule options (RULES.md §9).
 
-A variant is data. Every *(option)* of RULES.md that the kernel uses is a field of ``RuleOptions``
-with the variant's default; tables may override them with ``dataclasses.replace``.
+A variant is data. Every *(option)* of RULES.md is a field of ``RuleOptions`` with the variant's
+default; a table overrides them with ``RuleOptions.with_changes`` (checked, typed).
 """
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 from types import MappingProxyType
+from typing import Any
 
 from engine.board import Board, get_board
 from engine.errors import MalformedInput
@@ -24,16 +26,101 @@ class Scouting(StrEnum):
     TEAM = "team"  # the engineer's own team (乱战, seed 000)
 
 
+class Information(StrEnum):
+    """What players see of each other's ranks (RULES.md §8)."""
+
+    HIDDEN = "hidden"  # 暗棋
+    PARTNERS_OPEN = "partners_open"  # 双明: partners see each other's ranks
+    OPEN = "open"  # 明棋: everyone sees everything
+
+
+class TurnDirection(StrEnum):
+    CLOCKWISE = "clockwise"
+    COUNTER_CLOCKWISE = "counter_clockwise"
+
+
+class EscapeRule(StrEnum):
+    """How an escape (逃跑) is scored for the others (RULES.md §11, §9.3, §9.4)."""
+
+    QQ = "qq"  # opponents win only if the escaper's side is now out; else nobody else scores
+    LIANZHONG = "lianzhong"  # 乱战: opponents win after 15 full rounds
+    SANGUO = "sanguo"  # the escaper loses Z; the others play on
+    SANDAYI = "sandayi"
+
+
 @dataclass(frozen=True, slots=True)
 class RuleOptions:
-    """Kernel rule options: combat (§4), movement (§3) and deployment (§5)."""
+    """Every per-table rule option of RULES.md, with the default of the standard game."""
 
+    # combat (§4)
     mine_trades: bool = False  # any non-engineer hitting a landmine dies with it
     bomb_takes_flag: bool = False  # a bomb captures a flag instead of trading with it
     hq_dig: bool = False  # any attacker removes an HQ occupant (乱战)
     engineer_scouting: Scouting = Scouting.OFF
+    # movement (§3) and deployment (§5)
     hq_lock: bool = True  # a piece in an HQ never moves (off only in 翻棋)
     bombs_in_front_row: bool = False  # 三国 allows bombs in row 1
+    deploy_seconds: int = 90
+    # turns (§6)
+    turn_direction: TurnDirection = TurnDirection.CLOCKWISE
+    move_seconds: int = 30
+    max_skips: int = 5  # skips (timeouts and forced) that eliminate a seat
+    blocked_is_defeat: bool = False  # no legal move eliminates at once (三打一)
+    timeouts_are_escape: bool = False  # reaching max_skips by timeouts alone is an escape (乱战)
+    # draws and surrender (§6.3, §6.4)
+    no_capture_plies: int | None = 40  # moves in a row without combat that draw the game
+    max_total_moves: int | None = None  # total moves that draw the game (三打一: 500)
+    draw_proposals: int = 3  # per player per game
+    proposals_after_moves: int = 0  # draw/surrender only after this many total moves (三打一)
+    surrender_allowed: bool = True
+    surrender_after_seconds: int = 90  # of play; earlier surrenders are invalid
+    surrender_needs_partner: bool = False
+    # information (§8) and flags (§7)
+    information: Information = Information.HIDDEN
+    marshal_death_reveals_flag: bool = True  # 司令 death shows the flag (not in 三国)
+    # escapes and scoring (§9.4, §10, §11)
+    escape_rule: EscapeRule = EscapeRule.QQ
+    disconnect_grace_seconds: int = 60
+    score_x: int = 2  # 三国: first loser -X, its victor +X
+    score_y: int = 2  # 三国: second loser -Y
+    score_z: int = 6  # 三国: last survivor +Z; an escaper -Z
+    random_seats: bool = False  # 三国 随机防作弊: the platform seats players at random
+
+    def with_changes(self, changes: Mapping[str, Any]) -> RuleOptions:
+        """These options with ``changes`` applied; MalformedInput on an unknown name or value."""
+        fields = {f.name: f for f in dataclasses.fields(self)}
+        values: dict[str, Any] = {}
+        for name, value in changes.items():
+            if name not in fields:
+                raise MalformedInput(f"unknown rule option {name!r}")
+            values[name] = _coerce(name, getattr(self, name), value)
+        return dataclasses.replace(self, **values)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The options as JSON-ready values (enums as their keys)."""
+        return {
+            f.name: getattr(self, f.name).value
+            if isinstance(getattr(self, f.name), StrEnum)
+            else getattr(self, f.name)
+            for f in dataclasses.fields(self)
+        }
+
+
+def _coerce(name: str, current: Any, value: Any) -> Any:
+    if isinstance(current, StrEnum):
+        try:
+            return type(current)(value)
+        except ValueError:
+            raise MalformedInput(f"rule option {name}: {value!r} is not allowed") from None
+    if isinstance(current, bool):
+        if not isinstance(value, bool):
+            raise MalformedInput(f"rule option {name}: expected true or false, not {value!r}")
+        return value
+    if name in ("no_capture_plies", "max_total_moves") and value is None:
+        return None
+    if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+        raise MalformedInput(f"rule option {name}: expected a whole number >= 0, not {value!r}")
+    return value
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,7 +152,13 @@ VARIANTS: Mapping[str, Variant] = MappingProxyType(
             "三国军棋",
             "sanguo",
             teams=(0, 1, 2),
-            rules=RuleOptions(bomb_takes_flag=True, bombs_in_front_row=True),
+            rules=RuleOptions(
+                bomb_takes_flag=True,
+                bombs_in_front_row=True,
+                marshal_death_reveals_flag=False,
+                surrender_allowed=False,
+                escape_rule=EscapeRule.SANGUO,
+            ),
         ),
     }
 )

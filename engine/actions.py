@@ -1,0 +1,148 @@
+"""Actions: everything a player (or the platform, for clocks and escapes) can do to a game.
+
+Every action carries ``now``, the caller's clock in seconds: the engine never reads a clock.
+``action_to_dict`` / ``action_from_dict`` give the JSON form used by records and the wire.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from engine.errors import MalformedInput
+
+
+@dataclass(frozen=True, slots=True)
+class PlaceLayout:
+    """Set a seat's layout while deploying; ``confirm`` (出征) makes it final and must be legal."""
+
+    seat: int
+    layout: Mapping[str, str]
+    confirm: bool = True
+    now: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class DeployDeadline:
+    """The deploy deadline passed: unconfirmed seats get their draft completed automatically."""
+
+    now: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class Move:
+    seat: int
+    origin: str
+    target: str
+    now: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class Timeout:
+    """The seat to move let its clock run out (贻误战机): its turn is forfeited."""
+
+    now: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class ProposeDraw:
+    seat: int
+    now: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class AnswerProposal:
+    """Accept or decline the pending proposal (a draw, or a surrender that needs consent)."""
+
+    seat: int
+    accept: bool
+    now: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class Surrender:
+    seat: int
+    now: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class Escape:
+    """The platform declares an escape (逃跑): the seat left or did not come back in time."""
+
+    seat: int
+    now: float = 0.0
+
+
+Action = (
+    PlaceLayout
+    | DeployDeadline
+    | Move
+    | Timeout
+    | ProposeDraw
+    | AnswerProposal
+    | Surrender
+    | Escape
+)
+
+ACTION_TYPES: dict[str, type[Action]] = {
+    "place_layout": PlaceLayout,
+    "deploy_deadline": DeployDeadline,
+    "move": Move,
+    "timeout": Timeout,
+    "propose_draw": ProposeDraw,
+    "answer_proposal": AnswerProposal,
+    "surrender": Surrender,
+    "escape": Escape,
+}
+_TYPE_NAMES = {cls: name for name, cls in ACTION_TYPES.items()}
+
+
+def action_to_dict(action: Action) -> dict[str, Any]:
+    """The JSON form of an action: ``{"type": ..., field: value, ...}``."""
+    data: dict[str, Any] = {"type": _TYPE_NAMES[type(action)]}
+    for f in dataclasses.fields(action):
+        value = getattr(action, f.name)
+        data[f.name] = dict(value) if isinstance(value, Mapping) else value
+    return data
+
+
+_FIELD_TYPES = {"seat": int, "origin": str, "target": str, "confirm": bool, "accept": bool}
+
+
+def action_from_dict(data: Mapping[str, Any]) -> Action:
+    """Parse the JSON form of an action; MalformedInput says what is wrong with it."""
+    if not isinstance(data, Mapping):
+        raise MalformedInput("an action is a JSON object")
+    cls = ACTION_TYPES.get(data.get("type", ""))
+    if cls is None:
+        raise MalformedInput(f"unknown action type {data.get('type')!r}")
+    values: dict[str, Any] = {}
+    for f in dataclasses.fields(cls):
+        if f.name not in data:
+            if f.default is dataclasses.MISSING:
+                raise MalformedInput(f"{data['type']}: missing field {f.name!r}")
+            continue
+        values[f.name] = _check_field(str(data["type"]), f.name, data[f.name])
+    unknown = set(data) - {"type"} - set(values)
+    if unknown:
+        raise MalformedInput(f"{data['type']}: unknown fields {sorted(unknown)}")
+    return cls(**values)
+
+
+def _check_field(kind: str, name: str, value: Any) -> Any:
+    if name == "now":
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise MalformedInput(f"{kind}: 'now' is a number of seconds")
+        return float(value)
+    if name == "layout":
+        if not isinstance(value, Mapping) or not all(
+            isinstance(k, str) and isinstance(v, str) for k, v in value.items()
+        ):
+            raise MalformedInput(f"{kind}: 'layout' maps station ids to rank keys")
+        return dict(value)
+    expected = _FIELD_TYPES[name]
+    if not isinstance(value, expected) or (expected is int and isinstance(value, bool)):
+        raise MalformedInput(f"{kind}: {name!r} must be {expected.__name__}, not {value!r}")
+    return value
