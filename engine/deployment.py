@@ -1,20 +1,21 @@
 """Deployment 布阵: layout validation and the automatic layout generator (RULES.md §5).
 
-A layout is ``{station id: rank key}`` for one seat's arm. Validation returns every problem at
-once, each with a stable code and the stations involved, so that a client can highlight them.
+A layout is ``{station id: rank key}`` for one seat's arm (a dealt piece's colour may be chosen
+with ``rank/army``). Validation returns every problem at once, each with a stable code and the
+stations involved, so that a client can highlight them.
 """
 
 from __future__ import annotations
 
 import random
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
-from engine.board import Board, StationKind
+from engine.board import Board, Station, StationKind
 from engine.errors import MalformedInput
-from engine.pieces import CHINESE_NAME, Rank
+from engine.pieces import CHINESE_NAME, Piece, Rank
 from engine.variants import Variant, get_variant
 
 Layout = dict[str, Rank]
@@ -37,6 +38,7 @@ class ProblemCode(StrEnum):
     FLAG_NOT_IN_HQ = "flag_not_in_hq"
     LANDMINE_OUTSIDE_BACK_ROWS = "landmine_outside_back_rows"
     BOMB_IN_FRONT_ROW = "bomb_in_front_row"
+    COLOUR_NOT_IN_HAND = "colour_not_in_hand"
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,8 +50,12 @@ class Problem:
     detail: str
 
 
-def deploy_stations(board: Board, seat: int) -> tuple[str, ...]:
-    """The stations a seat fills when deploying: its arm without the camps."""
+def deploy_stations(board: Board, seat: int, banker: bool = False) -> tuple[str, ...]:
+    """The stations a seat fills when deploying: its arm without the camps, or (三打一 banker)
+    its whole arm and the 九宫 centre."""
+    if banker:
+        centre = tuple(s for s in board.stations if board.station(s).seat is None)
+        return board.arm(seat) + centre
     return tuple(s for s in board.arm(seat) if board.station(s).kind != StationKind.CAMP)
 
 
@@ -58,27 +64,94 @@ _MISPLACED = {
     Rank.LANDMINE: ProblemCode.LANDMINE_OUTSIDE_BACK_ROWS,
     Rank.BOMB: ProblemCode.BOMB_IN_FRONT_ROW,
 }
+MINE_FREE_ROWS = 5  # RULES.md §9.2 step 3: with n > 5 landmines, n - 5 may stand in row 4
 
 
-def _placement_allowed(variant: Variant, rank: Rank, row: int, kind: StationKind) -> bool:
-    """Whether ``rank`` may be deployed on a station of the own arm (row, kind)."""
-    if kind == StationKind.CAMP:
-        return False
-    if rank == Rank.FLAG:
-        return kind == StationKind.HQ
-    if rank == Rank.LANDMINE:
-        return row in LANDMINE_ROWS
-    if rank == Rank.BOMB:
-        return row != FRONT_ROW or variant.rules.bombs_in_front_row
-    return True
+def split_key(value: str) -> tuple[Rank, int | None]:
+    """A layout value: a rank key, or ``rank/army`` to choose a dealt piece's colour."""
+    rank, _, army = value.partition("/")
+    if army and not army.isdigit():
+        raise ValueError(value)
+    return Rank(rank), int(army) if army else None
 
 
-def layout_problems(variant: str, seat: int, layout: Mapping[str, str]) -> list[Problem]:
-    """Every problem of ``layout`` for ``seat`` in ``variant`` ([] when the layout is legal)."""
+@dataclass(frozen=True, slots=True)
+class _Plan:
+    """What one seat deploys and where (RULES.md §5, §9.2 step 3, §9.3 step 5)."""
+
+    variant: Variant
+    seat: int
+    stations: tuple[str, ...]
+    army: Counter[Rank]  # as dealt: flags not yet turned into 军长
+    colours: dict[Rank, list[int]] | None  # dealt colours by rank, None: the seat's own army
+    banker: bool
+    mines_in_row4: int  # how many landmines may stand in row 4
+
+    def allows(self, rank: Rank, station: Station) -> bool:
+        """Whether ``rank`` may stand on ``station`` (the row-4 landmine count aside)."""
+        if station.id not in self.stations and not (self.banker and station.seat is None):
+            return False
+        if rank == Rank.FLAG:
+            return station.kind == StationKind.HQ
+        if rank == Rank.LANDMINE:
+            return (
+                self.banker
+                or station.row in LANDMINE_ROWS
+                or (station.row == 4 and self.mines_in_row4 > 0)
+            )
+        if rank == Rank.BOMB:
+            return self.banker or station.row != FRONT_ROW or self.variant.rules.bombs_in_front_row
+        return True
+
+    def flags_kept(self, placed: int) -> int:
+        """How many flags the layout keeps: with dealt flags, one or two (the rest become 军长)."""
+        dealt = self.army[Rank.FLAG]
+        if not self.variant.rules.dealt_flags or dealt <= 1:
+            return dealt
+        return max(1, min(placed, 2))
+
+    def final_army(self, flags_placed: int) -> Counter[Rank]:
+        army = Counter(self.army)
+        kept = self.flags_kept(flags_placed)
+        army[Rank.GENERAL] += army[Rank.FLAG] - kept
+        army[Rank.FLAG] = kept
+        return +army
+
+
+def _plan(
+    v: Variant, seat: int, hand: Sequence[tuple[Rank, int | None]] | None, banker: bool
+) -> _Plan:
+    if seat not in v.seats:
+        raise MalformedInput(f"no seat {seat!r} in {v.key}")
+    colours: dict[Rank, list[int]] | None = None
+    if hand is None:
+        army = Counter(v.army)
+    else:
+        army = Counter(rank for rank, _ in hand)
+        colours = {}
+        for rank, colour in sorted(hand, key=lambda p: (p[0].value, -1 if p[1] is None else p[1])):
+            colours.setdefault(rank, []).append(seat if colour is None else colour)
+    mines = army[Rank.LANDMINE]
+    row4 = max(0, mines - MINE_FREE_ROWS) if v.rules.extra_mines_row4 and not banker else 0
+    return _Plan(v, seat, deploy_stations(v.board, seat, banker), army, colours, banker, row4)
+
+
+def layout_problems(
+    variant: str,
+    seat: int,
+    layout: Mapping[str, str],
+    *,
+    hand: Sequence[tuple[Rank, int | None]] | None = None,
+    banker: bool = False,
+) -> list[Problem]:
+    """Every problem of ``layout`` for ``seat`` in ``variant`` ([] when the layout is legal).
+
+    ``hand`` is a dealt hand of ``(rank, army colour)`` pieces (乱战, 三打一) instead of the
+    standard army; ``banker`` deploys the 三打一 banker over the whole arm and the centre.
+    """
     v = get_variant(variant)
     board = v.board
-    if seat not in v.seats:
-        raise MalformedInput(f"no seat {seat!r} in {variant}")
+    plan = _plan(v, seat, hand, banker)
     found: dict[ProblemCode, list[str]] = {}
     details: dict[ProblemCode, str] = {}
 
@@ -87,33 +160,40 @@ def layout_problems(variant: str, seat: int, layout: Mapping[str, str]) -> list[
         if detail:
             details[code] = detail
 
-    placed: dict[str, Rank] = {}
+    placed: dict[str, tuple[Rank, int | None]] = {}
     for sid, key in layout.items():
         if sid not in board:
             report(ProblemCode.UNKNOWN_STATION, sid, f"{sid!r} is not a station")
             continue
         station = board.station(sid)
-        if station.seat != seat:
-            report(ProblemCode.OUTSIDE_OWN_ARM, sid, f"pieces go on seat {seat}'s arm")
-        elif station.kind == StationKind.CAMP:
+        inside = sid in plan.stations
+        if not inside and station.kind == StationKind.CAMP and station.seat == seat:
             report(ProblemCode.PIECE_IN_CAMP, sid, "camps 行营 stay empty")
+        elif not inside:
+            report(ProblemCode.OUTSIDE_OWN_ARM, sid, f"pieces go on seat {seat}'s arm")
         try:
-            rank = Rank(key)
+            placed[sid] = split_key(key)
         except ValueError:
             report(ProblemCode.UNKNOWN_RANK, sid, f"{key!r} is not a rank")
             continue
-        placed[sid] = rank
-        own_post = station.seat == seat and station.kind != StationKind.CAMP
-        if own_post and not _placement_allowed(v, rank, station.row or 0, station.kind):
+        rank = placed[sid][0]
+        if inside and not plan.allows(rank, station):
             report(_MISPLACED[rank], sid)
+    row4 = sorted(
+        s for s, (r, _) in placed.items() if r == Rank.LANDMINE and board.station(s).row == 4
+    )
+    if not plan.banker and len(row4) > plan.mines_in_row4 > 0:
+        for sid in row4:
+            report(ProblemCode.LANDMINE_OUTSIDE_BACK_ROWS, sid)
 
-    counts = Counter(placed.values())
+    counts = Counter(rank for rank, _ in placed.values())
+    army = plan.final_army(counts[Rank.FLAG])
     extra, missing = [], []
-    for rank in sorted(set(counts) | set(v.army), key=list(Rank).index):
-        have, want = counts[rank], v.army.get(rank, 0)
+    for rank in sorted(set(counts) | set(army), key=list(Rank).index):
+        have, want = counts[rank], army.get(rank, 0)
         if have > want:
             extra.append(f"{have} {CHINESE_NAME[rank]} {rank.value} (the army has {want})")
-            for sid in sorted(s for s, r in placed.items() if r == rank):
+            for sid in sorted(s for s, (r, _) in placed.items() if r == rank):
                 report(ProblemCode.TOO_MANY_PIECES, sid)
         elif have < want:
             missing.append(f"{want - have} {CHINESE_NAME[rank]} {rank.value}")
@@ -122,15 +202,19 @@ def layout_problems(variant: str, seat: int, layout: Mapping[str, str]) -> list[
     if missing:
         found[ProblemCode.MISSING_PIECES] = []
         details[ProblemCode.MISSING_PIECES] = "missing: " + ", ".join(missing)
-    for sid in deploy_stations(board, seat):
+    for sid in plan.stations:
         if sid not in layout:
             report(ProblemCode.EMPTY_STATION, sid)
+    for sid in _colour_problems(plan, placed):
+        report(ProblemCode.COLOUR_NOT_IN_HAND, sid)
 
     default_detail = {
-        ProblemCode.EMPTY_STATION: "every station outside the camps holds a piece",
+        ProblemCode.EMPTY_STATION: "every station to deploy on holds a piece",
         ProblemCode.FLAG_NOT_IN_HQ: "the flag 军旗 stands in an HQ 大本营",
-        ProblemCode.LANDMINE_OUTSIDE_BACK_ROWS: "landmines 地雷 go in the last two rows",
+        ProblemCode.LANDMINE_OUTSIDE_BACK_ROWS: "landmines 地雷 go in the last two rows"
+        + (f" (and {plan.mines_in_row4} in row 4)" if plan.mines_in_row4 else ""),
         ProblemCode.BOMB_IN_FRONT_ROW: "bombs 炸弹 may not stand in the front row",
+        ProblemCode.COLOUR_NOT_IN_HAND: "no piece of that rank and colour in the hand",
     }
     return [
         Problem(code, tuple(found[code]), details.get(code) or default_detail[code])
@@ -139,9 +223,84 @@ def layout_problems(variant: str, seat: int, layout: Mapping[str, str]) -> list[
     ]
 
 
-def deployment_problems(variant: str, seat: int, layout: Mapping[str, str]) -> list[str]:
+def _colour_pools(
+    plan: _Plan, placed: Mapping[str, tuple[Rank, int | None]]
+) -> dict[Rank, list[int]]:
+    """The colours available per rank once flags beyond those kept become 军长 (the flags placed
+    with a colour keep it; the others, lowest colours first, stay flags)."""
+    if plan.colours is None:
+        pools = {rank: [plan.seat] * n for rank, n in plan.army.items()}
+    else:
+        pools = {rank: list(colours) for rank, colours in plan.colours.items()}
+    flags = pools.get(Rank.FLAG, [])
+    kept = plan.flags_kept(sum(1 for r, _ in placed.values() if r == Rank.FLAG))
+    chosen = [c for r, c in placed.values() if r == Rank.FLAG and c is not None and c in flags]
+    rest = sorted(_minus(flags, chosen))
+    keep = chosen[:kept] + rest[: max(0, kept - len(chosen))]
+    pools[Rank.FLAG] = keep
+    pools.setdefault(Rank.GENERAL, []).extend(_minus(flags, keep))
+    return pools
+
+
+def _minus(items: list[int], taken: list[int]) -> list[int]:
+    left = list(items)
+    for item in taken:
+        if item in left:
+            left.remove(item)
+    return left
+
+
+def _colour_problems(plan: _Plan, placed: Mapping[str, tuple[Rank, int | None]]) -> list[str]:
+    pools = _colour_pools(plan, placed)
+    bad = []
+    for sid in sorted(placed):
+        rank, colour = placed[sid]
+        if colour is None:
+            continue
+        pool = pools.get(rank, [])
+        if colour in pool:
+            pool.remove(colour)
+        else:
+            bad.append(sid)
+    return bad
+
+
+def layout_pieces(
+    variant: str,
+    seat: int,
+    layout: Mapping[str, str],
+    *,
+    hand: Sequence[tuple[Rank, int | None]] | None = None,
+    banker: bool = False,
+) -> dict[str, Piece]:
+    """The pieces of a legal layout, with colours: chosen ones kept, the rest given the hand's
+    remaining colours of that rank, lowest first, in station order."""
+    v = get_variant(variant)
+    plan = _plan(v, seat, hand, banker)
+    placed = {sid: split_key(key) for sid, key in layout.items()}
+    pools = _colour_pools(plan, placed)
+    for rank, colour in placed.values():
+        if colour is not None:
+            pools[rank].remove(colour)
+    pieces = {}
+    for sid in sorted(placed, key=lambda s: v.board.station(s).index):
+        rank, colour = placed[sid]
+        if colour is None:
+            colour = pools[rank].pop(0)
+        pieces[sid] = Piece(seat, rank, None if colour == seat else colour)
+    return pieces
+
+
+def deployment_problems(
+    variant: str,
+    seat: int,
+    layout: Mapping[str, str],
+    *,
+    hand: Sequence[tuple[Rank, int | None]] | None = None,
+    banker: bool = False,
+) -> list[str]:
     """The codes of every problem of ``layout`` (``[]`` when it is legal)."""
-    return [p.code.value for p in layout_problems(variant, seat, layout)]
+    return [p.code.value for p in layout_problems(variant, seat, layout, hand=hand, banker=banker)]
 
 
 # --- automatic layout 自动布局 -------------------------------------------------------------------
@@ -167,24 +326,27 @@ _PLACEMENT_ORDER = (
 
 
 def _weight(rank: Rank, row: int, col: int, flag_col: int) -> float:
+    """Row 0 is the 九宫 centre, where only the 三打一 banker deploys: its front line."""
     hq = row == 6 and col in (2, 4)
     side = col in (1, 5)
     if rank == Rank.FLAG:
         return 5.0 if col == flag_col else 1.0
     if rank == Rank.LANDMINE:
         guards = {(5, flag_col), (6, flag_col - 1), (6, flag_col + 1)}
-        return 12.0 if (row, col) in guards else 3.0 if hq else 1.0
+        return 12.0 if (row, col) in guards else 3.0 if hq else 0.3 if row < 5 else 1.0
     if rank == Rank.BOMB:
         # row 1 only where bombs may stand there at all (三国), and then reluctantly
-        return {1: 0.2, 2: 2.0, 3: 4.0, 4: 3.0, 5: 2.0, 6: 0.3}[row] * (0.1 if hq else 1.0)
-    if rank in (Rank.FIELD_MARSHAL, Rank.GENERAL, Rank.MAJOR_GENERAL):
-        by_row = {1: 1.0, 2: 4.0, 3: 4.0, 4: 3.0, 5: 1.0, 6: 0.2}[row]
+        by_row = {0: 1.0, 1: 0.2, 2: 2.0, 3: 4.0, 4: 3.0, 5: 2.0, 6: 0.3}[row]
+        return by_row * (0.1 if hq else 1.0)
+    if rank in (Rank.SUPREME_MARSHAL, Rank.FIELD_MARSHAL, Rank.GENERAL, Rank.MAJOR_GENERAL):
+        by_row = {0: 2.0, 1: 1.0, 2: 4.0, 3: 4.0, 4: 3.0, 5: 1.0, 6: 0.2}[row]
         return by_row * (2.0 if side else 1.0) * (0.05 if hq else 1.0)
-    if rank == Rank.ENGINEER:
-        return {1: 0.5, 2: 1.0, 3: 1.0, 4: 2.0, 5: 4.0, 6: 3.0}[row] * (0.1 if hq else 1.0)
+    if rank in (Rank.ENGINEER, Rank.MISSILE):
+        return {0: 0.5, 1: 0.5, 2: 1.0, 3: 1.0, 4: 2.0, 5: 4.0, 6: 3.0}[row] * (0.1 if hq else 1.0)
     if rank in (Rank.CAPTAIN, Rank.LIEUTENANT):
-        return {1: 5.0, 2: 2.0, 3: 1.0, 4: 1.0, 5: 1.0, 6: 1.0}[row] * (4.0 if hq else 1.0)
-    return {1: 2.0, 2: 2.0, 3: 2.0, 4: 2.0, 5: 1.5, 6: 1.0}[row] * (0.5 if hq else 1.0)
+        return {0: 2.0, 1: 5.0, 2: 2.0, 3: 1.0, 4: 1.0, 5: 1.0, 6: 1.0}[row] * (4.0 if hq else 1.0)
+    by_row = {0: 2.0, 1: 2.0, 2: 2.0, 3: 2.0, 4: 2.0, 5: 1.5, 6: 1.0}[row]
+    return by_row * (0.5 if hq else 1.0)
 
 
 def auto_layout(
@@ -192,57 +354,77 @@ def auto_layout(
     seat: int,
     seed: int | str,
     partial: Mapping[str, str] | None = None,
-) -> Layout:
+    *,
+    hand: Sequence[tuple[Rank, int | None]] | None = None,
+    banker: bool = False,
+) -> dict[str, str]:
     """A legal, sensible layout for ``seat`` drawn from ``seed`` (same seed, same layout).
 
     With ``partial`` (a layout being edited, possibly illegal or incomplete) the pieces that
     are placed legally are kept where they are and the rest are placed around them (自动布局 at
-    the deploy deadline).
+    the deploy deadline). ``hand`` and ``banker`` as for ``layout_problems``; dealt extra flags
+    become 军长 unless the partial already holds two flags.
     """
     v = get_variant(variant)
     board = v.board
+    plan = _plan(v, seat, hand, banker)
     rng = random.Random(f"{variant}/{seat}/{seed}")
-    free = {sid: board.station(sid) for sid in deploy_stations(board, seat)}
-    pool = Counter(v.army)
-    layout: Layout = {}
-    for sid, key in (partial or {}).items():
-        station = free.get(sid)
-        if station is None or key not in _RANK_KEYS:
-            continue
-        rank = Rank(key)
-        if pool[rank] > 0 and _placement_allowed(v, rank, station.row or 0, station.kind):
-            layout[sid] = rank
-            pool[rank] -= 1
-    for sid in layout:
+    free = {sid: board.station(sid) for sid in plan.stations}
+    wanted = {sid: _parsed(key) for sid, key in (partial or {}).items()}
+    pool = plan.final_army(sum(1 for w in wanted.values() if w and w[0] == Rank.FLAG) or 1)
+    layout: dict[str, str] = {}
+    kept: dict[str, Rank] = {}
+    row4_mines = 0
+
+    def fits(rank: Rank, station: Station) -> bool:
+        row4 = rank == Rank.LANDMINE and station.row == 4 and not banker
+        return plan.allows(rank, station) and not (row4 and row4_mines >= plan.mines_in_row4)
+
+    def place(sid: str, rank: Rank, key: str) -> None:
+        nonlocal row4_mines
+        layout[sid], kept[sid] = key, rank
+        row4_mines += rank == Rank.LANDMINE and free[sid].row == 4
         del free[sid]
 
-    flags = [sid for sid, r in layout.items() if r == Rank.FLAG]
+    for sid, parsed in wanted.items():
+        if (
+            sid in free
+            and parsed is not None
+            and pool[parsed[0]] > 0
+            and fits(parsed[0], free[sid])
+        ):
+            pool[parsed[0]] -= 1
+            place(sid, parsed[0], str((partial or {})[sid]))
+    if _colour_problems(plan, {s: split_key(k) for s, k in layout.items()}):
+        layout = {s: kept[s].value for s in layout}  # drop colour choices the hand cannot meet
+
+    flags = [sid for sid, r in kept.items() if r == Rank.FLAG]
     flag_col = board.station(flags[0]).col if flags else rng.choice((2, 4))
     assert flag_col is not None
     order = sorted(pool, key=lambda r: _PLACEMENT_ORDER.index(r) if r in _PLACEMENT_ORDER else 99)
     for rank in order:
         for _ in range(pool.pop(rank, 0)):
-            options = [
-                s for s, st in free.items() if _placement_allowed(v, rank, st.row or 0, st.kind)
-            ]
+            options = [s for s, st in free.items() if fits(rank, st)]
             if not options:
                 # Kept pieces fill every station this rank may use: move one that is placed
                 # later in the order (so it finds a station of its own afterwards).
                 later = set(order[order.index(rank) + 1 :])
                 options = [
-                    s
-                    for s, r in layout.items()
-                    if r in later
-                    and _placement_allowed(
-                        v, rank, board.station(s).row or 0, board.station(s).kind
-                    )
+                    s for s, r in kept.items() if r in later and plan.allows(rank, board.station(s))
                 ]
                 evicted = rng.choice(sorted(options))
-                pool[layout.pop(evicted)] += 1
+                pool[kept.pop(evicted)] += 1
+                del layout[evicted]
                 free[evicted] = board.station(evicted)
                 options = [evicted]
             weights = [_weight(rank, free[s].row or 0, free[s].col or 0, flag_col) for s in options]
             sid = rng.choices(options, weights=weights)[0]
-            layout[sid] = rank
-            del free[sid]
-    return {sid: layout[sid] for sid in board.arm(seat) if sid in layout}
+            place(sid, rank, rank.value)
+    return {sid: layout[sid] for sid in plan.stations if sid in layout}
+
+
+def _parsed(key: object) -> tuple[Rank, int | None] | None:
+    try:
+        return split_key(key) if isinstance(key, str) else None
+    except ValueError:
+        return None

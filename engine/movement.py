@@ -17,7 +17,7 @@ from functools import cache
 
 from engine.board import Board, StationKind
 from engine.errors import MalformedInput
-from engine.pieces import IMMOBILE_RANKS, RAIL_FLYERS, Piece, parse_rank
+from engine.pieces import IMMOBILE_RANKS, RAIL_FLYERS, parse_rank
 from engine.position import Position
 from engine.variants import RuleOptions, get_variant
 
@@ -239,7 +239,7 @@ def legal_move_list(
 
 def destinations(
     variant: str,
-    pieces: Mapping[str, tuple[int, str] | Piece],
+    pieces: Mapping[str, tuple[int, str] | tuple[int, str, int | None]],
     origin: str,
     *,
     teams: tuple[int, ...] | None = None,
@@ -259,7 +259,7 @@ def destinations(
     except KeyError as e:
         raise MalformedInput(f"no station {e.args[0]!r} on the {board.key} board") from None
     try:
-        seat, rank_key = pieces[origin]
+        seat, rank_key, *_ = pieces[origin]
     except KeyError:
         board.station(origin)
         raise MalformedInput(f"no piece on {origin}") from None

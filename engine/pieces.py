@@ -31,10 +31,16 @@ class Rank(StrEnum):
 
 
 class Piece(NamedTuple):
-    """A piece on the board: its owner's seat and its rank."""
+    """A piece on the board: its owner's seat, its rank, and its army colour when that differs
+    from the owner's (dealt variants: 乱战 hands mix the four armies)."""
 
     seat: int
     rank: Rank
+    army: int | None = None
+
+    @property
+    def colour(self) -> int:
+        return self.seat if self.army is None else self.army
 
 
 CHINESE_NAME: Mapping[Rank, str] = MappingProxyType(

@@ -27,14 +27,18 @@ class Position:
     flyers: int  # stations holding an engineer or a missile
 
     @classmethod
-    def from_pieces(cls, board: Board, pieces: Mapping[str, tuple[int, str] | Piece]) -> Position:
-        """A position from ``{station id: (seat, rank key)}``; MalformedInput on bad entries."""
+    def from_pieces(
+        cls, board: Board, pieces: Mapping[str, tuple[int, str] | tuple[int, str, int | None]]
+    ) -> Position:
+        """A position from ``{station id: (seat, rank key[, army])}``; MalformedInput on bad
+        entries."""
         cells: list[Piece | None] = [None] * len(board.stations)
-        for sid, (seat, rank) in pieces.items():
+        for sid, (seat, rank, *army) in pieces.items():
             station = board.station(sid)
             if seat not in board.seats:
                 raise MalformedInput(f"no seat {seat!r} on the {board.key} board (piece on {sid})")
-            cells[station.index] = Piece(seat, parse_rank(rank))
+            colour = army[0] if army else None
+            cells[station.index] = Piece(seat, parse_rank(rank), None if colour == seat else colour)
         return cls.from_cells(board, tuple(cells))
 
     @classmethod

@@ -60,6 +60,8 @@ class RuleOptions:
     # movement (§3) and deployment (§5)
     hq_lock: bool = True  # a piece in an HQ never moves (off only in 翻棋)
     bombs_in_front_row: bool = False  # 三国 allows bombs in row 1
+    dealt_flags: bool = False  # 乱战 flag rules: no flag, or one/two flags and the rest 军长
+    extra_mines_row4: bool = False  # n > 5 landmines: up to n - 5 of them in row 4 (乱战)
     deploy_seconds: int = 90
     # turns (§6)
     turn_direction: TurnDirection = TurnDirection.CLOCKWISE

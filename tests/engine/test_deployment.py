@@ -354,6 +354,7 @@ def test_every_problem_code_at_once_in_declaration_order() -> None:
     layout["0:99"] = "general"  # unknown_station
     layout["0:65"] = "dragon"  # unknown_rank: a captain goes missing
     layout["0:63"] = "field_marshal"  # too_many_pieces: a lieutenant goes missing
+    layout["0:14"] = "captain/2"  # colour_not_in_hand: seat 0's army is colour 0
     problems = engine.layout_problems("siguo", 0, layout)
     assert [p.code for p in problems] == list(engine.ProblemCode)
     assert {p.code.value: p.stations for p in problems} == {
@@ -367,6 +368,7 @@ def test_every_problem_code_at_once_in_declaration_order() -> None:
         "flag_not_in_hq": ("0:53",),
         "landmine_outside_back_rows": ("0:41",),
         "bomb_in_front_row": ("0:11",),
+        "colour_not_in_hand": ("0:14",),
     }
     assert all(isinstance(p.detail, str) and p.detail for p in problems)
     (missing,) = [p for p in problems if p.code == engine.ProblemCode.MISSING_PIECES]

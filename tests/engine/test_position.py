@@ -17,7 +17,7 @@ def position(**pieces: tuple[int, str]) -> Position:
 def test_from_pieces_and_back() -> None:
     pos = position(**{"0_51": (0, "engineer"), "c_22": (1, "landmine")})
     assert pos.pieces() == {"0:51": Piece(0, Rank.ENGINEER), "c:22": Piece(1, Rank.LANDMINE)}
-    assert pos.piece_at("0:51") == (0, "engineer")
+    assert pos.piece_at("0:51") == Piece(0, Rank.ENGINEER)
     assert pos.piece_at("0:52") is None
     assert list(pos.stations_of(1)) == ["c:22"]
     assert pos.count(0, Rank.ENGINEER) == 1
