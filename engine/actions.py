@@ -25,9 +25,55 @@ class PlaceLayout:
 
 
 @dataclass(frozen=True, slots=True)
-class DeployDeadline:
-    """The deploy deadline passed: unconfirmed seats get their draft completed automatically."""
+class Deadline:
+    """A phase deadline passed: whoever has not decided gets the default (an automatic layout,
+    a random colour pick, no redeal, a pass; a random HQ for a flag not raised in time)."""
 
+    now: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class PickColour:
+    """乱战: take the set-aside engineer of ``colour`` and the hand paired with it."""
+
+    seat: int
+    colour: int
+    now: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class AnswerRedeal:
+    """乱战: ask for a redeal (only with no 司令, 军长 or 师长 in the hand) or keep the deal."""
+
+    seat: int
+    redeal: bool
+    now: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class Bid:
+    """三打一: 0 passes; 1, 2 or 3 contracts to eliminate that many idle players."""
+
+    seat: int
+    level: int
+    now: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class RaiseFlag:
+    """乱战: after the last 司令 died, choose the HQ that stands for the flag (升军旗)."""
+
+    seat: int
+    station: str
+    now: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class Flip:
+    """翻棋: turn a face-down piece face up."""
+
+    seat: int
+    station: str
     now: float = 0.0
 
 
@@ -77,7 +123,12 @@ class Escape:
 
 Action = (
     PlaceLayout
-    | DeployDeadline
+    | Deadline
+    | PickColour
+    | AnswerRedeal
+    | Bid
+    | RaiseFlag
+    | Flip
     | Move
     | Timeout
     | ProposeDraw
@@ -88,7 +139,12 @@ Action = (
 
 ACTION_TYPES: dict[str, type[Action]] = {
     "place_layout": PlaceLayout,
-    "deploy_deadline": DeployDeadline,
+    "deadline": Deadline,
+    "pick_colour": PickColour,
+    "answer_redeal": AnswerRedeal,
+    "bid": Bid,
+    "raise_flag": RaiseFlag,
+    "flip": Flip,
     "move": Move,
     "timeout": Timeout,
     "propose_draw": ProposeDraw,
@@ -108,7 +164,17 @@ def action_to_dict(action: Action) -> dict[str, Any]:
     return data
 
 
-_FIELD_TYPES = {"seat": int, "origin": str, "target": str, "confirm": bool, "accept": bool}
+_FIELD_TYPES = {
+    "seat": int,
+    "origin": str,
+    "target": str,
+    "station": str,
+    "confirm": bool,
+    "accept": bool,
+    "redeal": bool,
+    "colour": int,
+    "level": int,
+}
 
 
 def action_from_dict(data: Mapping[str, Any]) -> Action:

@@ -1,9 +1,13 @@
-"""The game state machine: deploying → playing → finished (RULES.md §5-§9).
+"""The game state machine (RULES.md §5-§9): dealing → deploying → playing → finished.
 
 ``new_game`` makes a state, ``apply(state, action)`` returns the next state and the events that
 happened. States are immutable; ``apply`` works on a private mutable copy (``_Game``) and freezes
 it. Every illegal or malformed action raises a typed error (``engine.errors``) and changes nothing.
 Time is passed in with each action; the engine never reads a clock.
+
+Variants are data (``engine.variants``) plus a few hooks here: the dealt variants' phases before
+deployment (乱战's colour pick and redeal, 三打一's bidding), 乱战's flag regimes (both-HQ rules,
+raising the flag), 三打一's contract, and 翻棋's face-down pieces, flips and flag carry.
 """
 
 from __future__ import annotations
@@ -17,27 +21,35 @@ from typing import Any
 from engine.actions import (
     Action,
     AnswerProposal,
-    DeployDeadline,
+    AnswerRedeal,
+    Bid,
+    Deadline,
     Escape,
+    Flip,
     Move,
+    PickColour,
     PlaceLayout,
     ProposeDraw,
+    RaiseFlag,
     Surrender,
     Timeout,
 )
 from engine.combat import Outcome, resolve_combat, scouting_reveals
-from engine.deployment import auto_layout, layout_problems
+from engine.deal import (
+    IDLE_LIEUTENANTS,
+    DealtPiece,
+    commitment,
+    deal_fanqi,
+    deal_luanzhan,
+    deal_sandayi,
+    seeded_rng,
+)
+from engine.deployment import auto_layout, layout_pieces, layout_problems
 from engine.errors import IllegalAction, MalformedInput, NotYourTurn
 from engine.events import Audience, Event
 from engine.movement import destination_mask, friendly_mask, legal_moves, move_tables
-from engine.outcome import (
-    Elimination,
-    EliminationReason,
-    EndReason,
-    GameResult,
-    score,
-)
-from engine.pieces import Piece, Rank, parse_rank
+from engine.outcome import Elimination, EliminationReason, EndReason, GameResult, score
+from engine.pieces import OFFICER_STRENGTH, Piece, Rank, parse_rank
 from engine.position import Position
 from engine.variants import (
     EscapeRule,
@@ -51,6 +63,9 @@ from engine.variants import (
 
 
 class Phase(StrEnum):
+    PICKING = "picking"  # 乱战: engineer colours are picked
+    REDEALING = "redealing"  # 乱战: weak hands may ask for a redeal
+    BIDDING = "bidding"  # 三打一
     DEPLOYING = "deploying"
     PLAYING = "playing"
     FINISHED = "finished"
@@ -69,7 +84,7 @@ class SeatState:
     skips: int = 0  # forfeited turns: timeouts and forced skips (RULES.md §6.2)
     timeouts: int = 0
     moves: int = 0
-    proposals: int = 0  # draw proposals made
+    proposals: int = 0  # draw proposals (三打一: and surrender requests) made
     elimination: Elimination | None = None
 
     @property
@@ -79,7 +94,7 @@ class SeatState:
 
 @dataclass(frozen=True, slots=True)
 class Proposal:
-    """A pending draw proposal, or a surrender waiting for the partner's consent."""
+    """A pending draw proposal, or a surrender waiting for the partners' consent."""
 
     kind: str  # "draw" | "surrender"
     seat: int
@@ -112,19 +127,76 @@ class Reveals:
             self.public - indices, frozenset(p for p in self.private if p[0] not in indices)
         )
 
+    def with_public(self, index: int) -> Reveals:
+        return Reveals(self.public | {index}, self.private)
+
+
+@dataclass(frozen=True, slots=True)
+class DealState:
+    """The dealt variants' state before play: hands, picks, redeals, bids, the banker."""
+
+    number: int = 0  # deals so far (redeals included)
+    hands: tuple[tuple[DealtPiece, ...] | None, ...] = ()  # each seat's pieces, once known
+    order: tuple[int, ...] = ()  # who picks (乱战) or bids (三打一), in order
+    picks: tuple[int | None, ...] = ()  # 乱战: the colour each seat picked
+    bids: tuple[int | None, ...] = ()  # 三打一: each seat's bid (0 passes)
+    redeals: int = 0
+    redeal_asked: bool = False
+    waiting: frozenset[int] = frozenset()  # seats whose decision is due
+    banker: int | None = None
+    contract: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class FlagWatch:
+    """How a seat can lose by its flag (RULES.md §7, §9.2 step 5): the flags it started with,
+    its HQs and which of them the enemy took, and the flag raised after the last 司令 died."""
+
+    flags: frozenset[int] = frozenset()  # stations holding the seat's flags at the start
+    hqs: frozenset[int] = frozenset()
+    taken: frozenset[int] = frozenset()  # flag or HQ stations whose occupant an enemy removed
+    can_raise: bool = False  # no flag but a 司令: the flag is raised when the last one dies
+    raised: int | None = None
+    raise_by: float | None = None  # deadline of a pending choice
+
+    def lost(self) -> bool:
+        if len(self.flags) == 1:
+            return bool(self.flags & self.taken)
+        if self.flags:
+            return self.flags <= self.taken
+        if self.raised is not None:
+            return self.raised in self.taken
+        if self.can_raise:  # while a 司令 lives (or the choice is pending) either HQ counts
+            return bool(self.hqs & self.taken)
+        return self.hqs <= self.taken
+
+
+@dataclass(frozen=True, slots=True)
+class FlipState:
+    """翻棋: which pieces are face down, who plays which colour, the flag carry."""
+
+    face_down: int = 0  # mask of face-down stations
+    colours: tuple[int, ...] | None = None  # colour played by each seat, once assigned
+    carrier: int | None = None  # station of the piece carrying its own flag
+    mines_dug: tuple[int, int] = (0, 0)  # by colour: opponent landmines its engineers dug
+
 
 @dataclass(frozen=True, slots=True)
 class GameState:
     variant: Variant
     rules: RuleOptions
     seed: str
-    host: int  # 桌主: moves first
+    host: int  # 桌主
+    first: int  # who moves first: the host (三打一: the banker)
+    created_at: float
+    setup: Mapping[str, tuple[int, str]] | None  # the position of a game made by start_from
     teams: tuple[int, ...]  # team id of each seat
     phase: Phase
-    deadline: float  # of the deployment, then of the current turn
+    deadline: float  # of the current phase's decision, then of the current turn
+    deal: DealState
     drafts: tuple[Mapping[str, str] | None, ...]  # layouts being edited while deploying
     confirmed: frozenset[int]  # seats that confirmed their layout (出征)
-    layouts: tuple[Mapping[str, Rank], ...]  # the layouts the game started with
+    layouts: tuple[Mapping[str, Piece], ...]  # the pieces each seat started play with
     position: Position | None
     to_move: int | None
     seats: tuple[SeatState, ...]
@@ -132,15 +204,22 @@ class GameState:
     total_moves: int
     quiet_moves: int  # moves in a row without combat
     reveals: Reveals
+    watches: tuple[FlagWatch, ...]
+    flip: FlipState | None
     proposal: Proposal | None
     result: GameResult | None
-    log: tuple[Action, ...]  # every action applied since play began
+    log: tuple[Action, ...]  # every action applied
 
     @property
     def board_position(self) -> Position:
         if self.position is None:
             raise IllegalAction("the game has not started")
         return self.position
+
+    @property
+    def commitment(self) -> str:
+        """The hash of the seed, published before the deal (``engine.deal.verify``)."""
+        return commitment(self.seed)
 
 
 def new_game(
@@ -151,20 +230,25 @@ def new_game(
     options: Mapping[str, Any] | None = None,
     now: float = 0.0,
 ) -> GameState:
-    """A game of ``variant`` in its deployment phase; ``options`` override rule defaults."""
+    """A game of ``variant``: dealing (乱战, 三打一), deploying, or for 翻棋 already in play.
+    ``options`` override the variant's rule defaults."""
     v = get_variant(variant)
     rules = v.rules.with_changes(options or {})
-    if host not in v.seats:
+    if isinstance(host, bool) or host not in v.seats:
         raise MalformedInput(f"no seat {host!r} in {variant}")
     n = len(v.seats)
-    return GameState(
+    state = GameState(
         variant=v,
         rules=rules,
         seed=str(seed),
         host=host,
+        first=host,
+        created_at=now,
+        setup=None,
         teams=v.teams,
         phase=Phase.DEPLOYING,
         deadline=now + rules.deploy_seconds,
+        deal=DealState(),
         drafts=(None,) * n,
         confirmed=frozenset(),
         layouts=(),
@@ -175,10 +259,20 @@ def new_game(
         total_moves=0,
         quiet_moves=0,
         reveals=Reveals(),
+        watches=(),
+        flip=None,
         proposal=None,
         result=None,
         log=(),
     )
+    game = _Game(state)
+    if v.dealing == "luanzhan":
+        game.start_picking(now)
+    elif v.dealing == "sandayi":
+        game.start_bidding(now)
+    elif v.dealing == "fanqi":
+        game.start_fanqi(now)
+    return game.freeze()
 
 
 def start_from(
@@ -191,9 +285,11 @@ def start_from(
     now: float = 0.0,
 ) -> tuple[GameState, list[Event]]:
     """A game already in play from any position (``{station: (seat, rank key)}``), the host to
-    move: for set-up positions, tests, bots and record replay. Layouts are not checked."""
+    move: for set-up positions, tests, bots. Layouts are not checked. (Not for 翻棋.)"""
     state = new_game(variant, seed=seed, host=host, options=options, now=now)
-    game = _Game(state)
+    if state.variant.dealing is not None:
+        raise MalformedInput(f"set-up positions are for undealt variants, not {variant}")
+    game = _Game(dataclasses.replace(state, setup=dict(pieces)))
     drafts: list[dict[str, str]] = [{} for _ in state.variant.seats]
     for sid, (seat, rank) in pieces.items():
         game.check_seat(seat)
@@ -212,42 +308,56 @@ def apply(state: GameState, action: Action) -> tuple[GameState, list[Event]]:
         raise MalformedInput(f"not an action: {action!r}")
     if state.phase == Phase.FINISHED:
         raise IllegalAction("the game is over")
+    if isinstance(action.now, bool) or not isinstance(action.now, int | float):
+        raise MalformedInput("'now' is a number of seconds")
     game = _Game(state)
     handler(game, action)
-    if state.phase == Phase.PLAYING:
-        game.log = (*game.log, action)
+    game.log = (*game.log, action)
     return game.freeze(), game.events
 
 
 def rank_audience(state: GameState, index: int) -> Audience:
     """Who may see the rank of the piece on station ``index`` (None: everyone)."""
-    return _audience(state.rules, state.teams, state.phase, state.reveals, state.position, index)
+    return _audience(state, state.position, state.phase, state.reveals, index)
 
 
 def _audience(
-    rules: RuleOptions,
-    teams: tuple[int, ...],
-    phase: Phase,
-    reveals: Reveals,
-    position: Position | None,
-    index: int,
+    state: GameState, position: Position | None, phase: Phase, reveals: Reveals, index: int
 ) -> Audience:
+    rules, teams = state.rules, state.teams
     if phase == Phase.FINISHED or rules.information == Information.OPEN:
-        return None
-    if index in reveals.public:
         return None
     piece = position.cells[index] if position is not None else None
     if piece is None:
         raise MalformedInput(f"no piece on station index {index}")
+    if state.flip is not None:  # 翻棋: face-up pieces are public, face-down ones unknown to all
+        return frozenset() if state.flip.face_down >> index & 1 else None
+    if index in reveals.public:
+        return None
     seats = {piece.seat} | {s for i, s in reveals.private if i == index}
     if rules.information == Information.PARTNERS_OPEN:
         seats |= {s for s, t in enumerate(teams) if t == teams[piece.seat]}
     return frozenset(seats)
 
 
+def moves_of(state: GameState, seat: int) -> dict[int, int]:
+    """The legal moves of ``seat`` now: ``{origin index: destination mask}``."""
+    if state.phase != Phase.PLAYING or state.position is None:
+        return {}
+    if state.flip is not None:
+        return _Game(state).fanqi_moves(seat)
+    return legal_moves(state.position, seat, state.teams, state.rules.hq_lock)
+
+
 def has_live_pieces(position: Position, seat: int) -> bool:
     """Whether the seat still has a piece that is not a landmine, flag or fortress."""
     return bool(position.seat_masks[seat] & position.mobile)
+
+
+def hand_is_weak(hand: tuple[DealtPiece, ...]) -> bool:
+    """乱战: no officer above 旅长 in the hand as dealt, so it may ask for a redeal."""
+    strong = {Rank.FIELD_MARSHAL, Rank.GENERAL, Rank.MAJOR_GENERAL}
+    return not any(rank in strong for rank, _ in hand)
 
 
 class _Game:
@@ -258,8 +368,11 @@ class _Game:
         self.variant = state.variant
         self.rules = state.rules
         self.teams = state.teams
+        self.host = state.host
+        self.first = state.first
         self.phase = state.phase
         self.deadline = state.deadline
+        self.deal = state.deal
         self.drafts = list(state.drafts)
         self.confirmed = state.confirmed
         self.layouts = state.layouts
@@ -270,6 +383,8 @@ class _Game:
         self.total_moves = state.total_moves
         self.quiet_moves = state.quiet_moves
         self.reveals = state.reveals
+        self.watches = list(state.watches)
+        self.flip = state.flip
         self.proposal = state.proposal
         self.result = state.result
         self.log = state.log
@@ -278,8 +393,11 @@ class _Game:
     def freeze(self) -> GameState:
         return dataclasses.replace(
             self.state,
+            teams=self.teams,
+            first=self.first,
             phase=self.phase,
             deadline=self.deadline,
+            deal=self.deal,
             drafts=tuple(self.drafts),
             confirmed=self.confirmed,
             layouts=self.layouts,
@@ -290,6 +408,8 @@ class _Game:
             total_moves=self.total_moves,
             quiet_moves=self.quiet_moves,
             reveals=self.reveals,
+            watches=tuple(self.watches),
+            flip=self.flip,
             proposal=self.proposal,
             result=self.result,
             log=self.log,
@@ -301,6 +421,10 @@ class _Game:
     def pos(self) -> Position:
         assert self.position is not None
         return self.position
+
+    @property
+    def seed(self) -> str:
+        return self.state.seed
 
     def emit(self, kind: str, audience: Audience = None, **data: Any) -> None:
         self.events.append(Event(kind, data, audience=audience))
@@ -319,17 +443,198 @@ class _Game:
     def team_alive(self, team: int) -> bool:
         return any(self.alive(s) for s, t in enumerate(self.teams) if t == team)
 
+    @property
+    def step(self) -> int:
+        return 1 if self.rules.turn_direction == TurnDirection.CLOCKWISE else -1
+
     def next_seat(self, seat: int) -> int:
-        step = 1 if self.rules.turn_direction == TurnDirection.CLOCKWISE else -1
-        return (seat + step) % len(self.seats)
+        return (seat + self.step) % len(self.seats)
 
     def set_seat(self, seat: int, **changes: Any) -> None:
         self.seats[seat] = dataclasses.replace(self.seats[seat], **changes)
 
     def audience(self, index: int) -> Audience:
-        return _audience(self.rules, self.teams, self.phase, self.reveals, self.position, index)
+        return _audience(self.state, self.position, self.phase, self.reveals, index)
+
+    def piece_seat(self, seat: int) -> int | None:
+        """The ``seat`` field of a player's pieces: the seat itself, or in 翻棋 its colour."""
+        if self.flip is None:
+            return seat
+        return None if self.flip.colours is None else self.flip.colours[seat]
+
+    def send_hand(self, seat: int) -> None:
+        hand = self.deal.hands[seat]
+        assert hand is not None
+        pieces = [{"rank": r.value, "army": seat if a is None else a} for r, a in hand]
+        self.emit("hand", audience=frozenset({seat}), seat=seat, pieces=pieces)
+
+    # --- 乱战: colour pick and redeal -----------------------------------------------------------
+
+    def start_picking(self, now: float) -> None:
+        n = len(self.seats)
+        turn = [(self.host + k * self.step) % n for k in range(n)]
+        order = tuple(reversed(turn[1:]))  # the last mover picks first; the host gets the rest
+        self.deal = dataclasses.replace(
+            self.deal,
+            order=order,
+            picks=(None,) * n,
+            hands=(None,) * n,
+            waiting=frozenset({order[0]}),
+            redeal_asked=False,
+        )
+        self.phase = Phase.PICKING
+        self.deadline = now + self.rules.move_seconds
+        self.emit("picking", deal=self.deal.number, order=list(order), deadline=self.deadline)
+
+    def pick_colour(self, a: PickColour) -> None:
+        self.require(Phase.PICKING)
+        self.check_seat(a.seat)
+        if a.seat not in self.deal.waiting:
+            raise NotYourTurn(f"it is seat {min(self.deal.waiting)}'s turn to pick")
+        if isinstance(a.colour, bool) or a.colour not in range(len(self.seats)):
+            raise MalformedInput(f"no colour {a.colour!r}")
+        if a.colour in self.deal.picks:
+            raise IllegalAction(f"colour {a.colour} is taken")
+        self.record_pick(a.seat, a.colour, a.now)
+
+    def record_pick(self, seat: int, colour: int, now: float) -> None:
+        picks = list(self.deal.picks)
+        picks[seat] = colour
+        self.emit("colour_picked", seat=seat, colour=colour)
+        done = [s for s in self.deal.order if picks[s] is not None]
+        if len(done) < len(self.deal.order):
+            nxt = self.deal.order[len(done)]
+            self.deal = dataclasses.replace(self.deal, picks=tuple(picks), waiting=frozenset({nxt}))
+            self.deadline = now + self.rules.move_seconds
+            return
+        last = next(c for c in range(len(self.seats)) if c not in picks)
+        picks[self.host] = last
+        self.emit("colour_picked", seat=self.host, colour=last)
+        dealt = deal_luanzhan(self.seed, self.deal.number)
+        hands = tuple(dealt.hand_for(c) for c in picks if c is not None)
+        self.deal = dataclasses.replace(
+            self.deal, picks=tuple(picks), hands=hands, waiting=frozenset()
+        )
+        for s in self.variant.seats:
+            self.send_hand(s)
+        if self.deal.redeals < self.rules.redeals:
+            # Everyone answers, so that nobody learns whose hand is weak.
+            self.deal = dataclasses.replace(self.deal, waiting=frozenset(self.variant.seats))
+            self.phase = Phase.REDEALING
+            self.deadline = now + self.rules.move_seconds
+            self.emit("redeal_window", deadline=self.deadline)
+        else:
+            self.start_deploying(now)
+
+    def answer_redeal(self, a: AnswerRedeal) -> None:
+        self.require(Phase.REDEALING)
+        self.check_seat(a.seat)
+        if a.seat not in self.deal.waiting:
+            raise IllegalAction(f"seat {a.seat} has already answered")
+        hand = self.deal.hands[a.seat]
+        assert hand is not None
+        if a.redeal and not hand_is_weak(hand[1:]):
+            raise IllegalAction("a redeal needs a hand without 司令, 军长 or 师长")
+        self.deal = dataclasses.replace(
+            self.deal,
+            waiting=self.deal.waiting - {a.seat},
+            redeal_asked=self.deal.redeal_asked or a.redeal,
+        )
+        self.emit("redeal_answered", seat=a.seat)
+        if not self.deal.waiting:
+            self.close_redeal(a.now)
+
+    def close_redeal(self, now: float) -> None:
+        if self.deal.redeal_asked:
+            self.deal = DealState(number=self.deal.number + 1, redeals=self.deal.redeals + 1)
+            self.emit("redealt", deal=self.deal.number)
+            self.start_picking(now)
+        else:
+            self.start_deploying(now)
+
+    # --- 三打一: bidding --------------------------------------------------------------------------
+
+    def start_bidding(self, now: float) -> None:
+        n = len(self.seats)
+        number = self.deal.number
+        first = (self.host + number * self.step) % n  # rotates with every deal and redeal
+        order = tuple((first + k * self.step) % n for k in range(n))
+        dealt = deal_sandayi(self.seed, number)
+        self.deal = DealState(
+            number=number,
+            hands=dealt.hands,
+            order=order,
+            bids=(None,) * n,
+            waiting=frozenset({first}),
+        )
+        self.phase = Phase.BIDDING
+        self.deadline = now + self.rules.move_seconds
+        self.emit("bidding", deal=number, order=list(order), deadline=self.deadline)
+        for s in self.variant.seats:
+            self.send_hand(s)
+
+    def bid(self, a: Bid) -> None:
+        self.require(Phase.BIDDING)
+        self.check_seat(a.seat)
+        if a.seat not in self.deal.waiting:
+            raise NotYourTurn(f"it is seat {min(self.deal.waiting)}'s turn to bid")
+        if isinstance(a.level, bool) or a.level not in (0, 1, 2, 3):
+            raise MalformedInput("a bid is 0 (pass), 1, 2 or 3")
+        top = max((b for b in self.deal.bids if b is not None), default=0)
+        if a.level and a.level <= top:
+            raise IllegalAction(f"a bid must be higher than {top}")
+        self.record_bid(a.seat, a.level, a.now)
+
+    def record_bid(self, seat: int, level: int, now: float) -> None:
+        bids = list(self.deal.bids)
+        bids[seat] = level
+        self.emit("bid", seat=seat, level=level)
+        done = sum(b is not None for b in bids)
+        if level < 3 and done < len(self.seats):
+            nxt = self.deal.order[done]
+            self.deal = dataclasses.replace(self.deal, bids=tuple(bids), waiting=frozenset({nxt}))
+            self.deadline = now + self.rules.move_seconds
+            return
+        top = max(b or 0 for b in bids)
+        if top == 0:
+            self.deal = DealState(number=self.deal.number + 1)
+            self.emit("redealt", deal=self.deal.number)
+            self.start_bidding(now)
+            return
+        banker = bids.index(top)
+        dealt = deal_sandayi(self.seed, self.deal.number)
+        hands = tuple(
+            (*hand, *dealt.kept)
+            if s == banker
+            else (*hand, *[(Rank.LIEUTENANT, None)] * IDLE_LIEUTENANTS)
+            for s, hand in enumerate(dealt.hands)
+        )
+        self.deal = dataclasses.replace(
+            self.deal,
+            bids=tuple(bids),
+            hands=hands,
+            waiting=frozenset(),
+            banker=banker,
+            contract=top,
+        )
+        self.teams = tuple(0 if s == banker else 1 for s in self.variant.seats)
+        self.first = banker  # the banker moves first
+        self.emit("banker", seat=banker, contract=top)
+        for s in self.variant.seats:
+            self.send_hand(s)
+        self.start_deploying(now)
 
     # --- deployment ---------------------------------------------------------------------------
+
+    def start_deploying(self, now: float) -> None:
+        self.phase = Phase.DEPLOYING
+        self.deadline = now + self.rules.deploy_seconds
+        self.emit("deploying", deadline=self.deadline)
+
+    def deploy_args(self, seat: int) -> dict[str, Any]:
+        if self.variant.dealing is None:
+            return {}
+        return {"hand": self.deal.hands[seat], "banker": seat == self.deal.banker}
 
     def place_layout(self, a: PlaceLayout) -> None:
         self.require(Phase.DEPLOYING)
@@ -338,11 +643,13 @@ class _Game:
             raise IllegalAction(f"seat {a.seat} has already confirmed its layout")
         if a.now > self.deadline:
             raise IllegalAction("the deployment time is over")
-        if not isinstance(a.layout, Mapping):
+        if not isinstance(a.layout, Mapping) or not all(
+            isinstance(k, str) and isinstance(v, str) for k, v in a.layout.items()
+        ):
             raise MalformedInput("a layout maps station ids to rank keys")
         layout = dict(a.layout)
         if a.confirm:
-            problems = layout_problems(self.variant.key, a.seat, layout)
+            problems = layout_problems(self.variant.key, a.seat, layout, **self.deploy_args(a.seat))
             if problems:
                 codes = ", ".join(p.code.value for p in problems)
                 raise IllegalLayout(f"the layout is not legal: {codes}", problems)
@@ -355,41 +662,95 @@ class _Game:
             self.drafts[a.seat] = layout
             self.emit("draft_saved", audience=frozenset({a.seat}), seat=a.seat)
 
-    def deploy_deadline(self, a: DeployDeadline) -> None:
-        self.require(Phase.DEPLOYING)
+    def deadline_passed(self, a: Deadline) -> None:
+        if self.phase == Phase.PLAYING:
+            self.raise_overdue_flags(a.now)
+            return
         if a.now < self.deadline:
-            raise IllegalAction(f"the deployment runs until {self.deadline}")
-        for seat in self.variant.seats:
-            if seat not in self.confirmed:
-                draft = self.drafts[seat]
-                seed = f"{self.state.seed}/auto"
-                self.drafts[seat] = auto_layout(self.variant.key, seat, seed, partial=draft)
-                self.emit("auto_deployed", seat=seat)
-        self.confirmed = frozenset(self.variant.seats)
-        self.start_play(a.now)
+            raise IllegalAction(f"the {self.phase.value} phase runs until {self.deadline}")
+        if self.phase == Phase.PICKING:
+            seat = min(self.deal.waiting)
+            free = [c for c in range(len(self.seats)) if c not in self.deal.picks]
+            colour = seeded_rng(self.seed, "pick", self.deal.number, seat).choice(free)
+            self.record_pick(seat, colour, a.now)
+        elif self.phase == Phase.REDEALING:
+            for seat in sorted(self.deal.waiting):
+                self.emit("redeal_answered", seat=seat)
+            self.deal = dataclasses.replace(self.deal, waiting=frozenset())
+            self.close_redeal(a.now)
+        elif self.phase == Phase.BIDDING:
+            self.record_bid(min(self.deal.waiting), 0, a.now)
+        else:
+            for seat in self.variant.seats:
+                if seat not in self.confirmed:
+                    self.drafts[seat] = auto_layout(
+                        self.variant.key,
+                        seat,
+                        f"{self.seed}/auto",
+                        partial=self.drafts[seat],
+                        **self.deploy_args(seat),
+                    )
+                    self.emit("auto_deployed", seat=seat)
+            self.confirmed = frozenset(self.variant.seats)
+            self.start_play(a.now)
 
     def start_play(self, now: float) -> None:
+        board = self.variant.board
         layouts = []
-        pieces: dict[str, tuple[int, str]] = {}
         for seat, draft in enumerate(self.drafts):
             assert draft is not None
-            layouts.append({sid: parse_rank(r) for sid, r in draft.items()})
-            pieces.update({sid: (seat, r) for sid, r in draft.items()})
+            if self.variant.dealing is None:
+                layouts.append({s: Piece(seat, parse_rank(r)) for s, r in draft.items()})
+            else:
+                layouts.append(
+                    layout_pieces(self.variant.key, seat, draft, **self.deploy_args(seat))
+                )
         self.layouts = tuple(layouts)
         self.drafts = [None] * len(self.seats)
-        self.position = Position.from_pieces(self.variant.board, pieces)
+        cells: list[Piece | None] = [None] * len(board.stations)
+        for layout in layouts:
+            for sid, piece in layout.items():
+                cells[board.station(sid).index] = piece
+        self.position = Position.from_cells(board, tuple(cells))
         self.phase = Phase.PLAYING
         self.started_at = now
-        board = self.variant.board
+        self.watches = [self.flag_watch(seat) for seat in self.variant.seats]
         self.emit(
             "game_started",
-            host=self.state.host,
-            pieces=[{"station": board.stations[i], "seat": p.seat} for i, p in _cells(self.pos)],
+            first=self.first,
+            pieces=[
+                {"station": board.stations[i], "seat": p.seat, "army": p.colour}
+                for i, p in _cells(self.pos)
+            ],
         )
+        for seat in self.variant.seats:
+            self.reveal_flags_at_start(seat)
         for seat in self.variant.seats:  # possible only in set-up positions
             if self.phase == Phase.PLAYING and not has_live_pieces(self.pos, seat):
                 self.eliminate(seat, EliminationReason.NO_LIVE_PIECES, None)
-        self.begin_turn(self.state.host, now)
+        self.begin_turn(self.first, now)
+
+    def flag_watch(self, seat: int) -> FlagWatch:
+        board = self.variant.board
+        mine = [(i, p) for i, p in _cells(self.pos) if p.seat == seat]
+        hqs = frozenset(
+            board.station(s).index for s in board.arm(seat) if board.station(s).kind == "hq"
+        )
+        marshal = any(p.rank == Rank.FIELD_MARSHAL for _, p in mine)
+        return FlagWatch(
+            flags=frozenset(i for i, p in mine if p.rank == Rank.FLAG),
+            hqs=hqs,
+            can_raise=marshal and seat != self.deal.banker,
+        )
+
+    def reveal_flags_at_start(self, seat: int) -> None:
+        """三打一: idle players' flags are shown at the start, the banker's never; 乱战: a flag
+        dealt without any 司令 is shown at the start."""
+        if self.variant.dealing == "sandayi":
+            if seat != self.deal.banker:
+                self.reveal_flags(seat, when_marshals_gone=False)
+        elif self.variant.dealing == "luanzhan" and self.rules.marshal_death_reveals_flag:
+            self.reveal_flags(seat)
 
     # --- turns --------------------------------------------------------------------------------
 
@@ -399,26 +760,35 @@ class _Game:
             if not self.alive(seat):
                 seat = self.next_seat(seat)
                 continue
-            if legal_moves(self.pos, seat, self.teams, self.rules.hq_lock):
+            if self.can_act(seat):
                 self.to_move = seat
                 self.deadline = now + self.rules.move_seconds
                 self.emit("turn", seat=seat, deadline=self.deadline)
                 return
-            if self.rules.blocked_is_defeat:
+            if self.flip is not None:
+                # 翻棋: no legal action on one's turn loses (RULES.md §9.6)
+                self.eliminate(seat, EliminationReason.BLOCKED, None)
+            elif self.rules.blocked_is_defeat:
                 self.eliminate(seat, EliminationReason.BLOCKED, None)
             else:
-                self.forfeit(seat, "no_legal_move")
+                self.forfeit(seat, "no_legal_move", now)
             seat = self.next_seat(seat)
 
-    def forfeit(self, seat: int, why: str, timeout: bool = False) -> None:
+    def can_act(self, seat: int) -> bool:
+        if self.flip is not None:
+            return bool(self.flip.face_down) or bool(self.fanqi_moves(seat))
+        return bool(legal_moves(self.pos, seat, self.teams, self.rules.hq_lock))
+
+    def forfeit(self, seat: int, why: str, now: float, timeout: bool = False) -> None:
         s = self.seats[seat]
         skips, timeouts = s.skips + 1, s.timeouts + timeout
         self.set_seat(seat, skips=skips, timeouts=timeouts)
         self.emit("skipped", seat=seat, reason=why, skips=skips)
         if skips >= self.rules.max_skips:
-            escape = self.rules.timeouts_are_escape and timeouts == skips
-            reason = EliminationReason.ESCAPE if escape else EliminationReason.SKIPS
-            self.eliminate(seat, reason, None)
+            if self.rules.timeouts_are_escape and timeouts == skips:
+                self.declare_escape(seat, now)
+            else:
+                self.eliminate(seat, EliminationReason.SKIPS, None)
 
     def timeout(self, a: Timeout) -> None:
         self.require(Phase.PLAYING)
@@ -427,28 +797,52 @@ class _Game:
         seat = self.to_move
         assert seat is not None
         self.expire_proposal()
-        self.forfeit(seat, "timeout", timeout=True)
-        self.begin_turn(self.next_seat(seat), a.now)
+        self.forfeit(seat, "timeout", a.now, timeout=True)
+        if self.phase == Phase.PLAYING:
+            self.begin_turn(self.next_seat(seat), a.now)
+
+    def check_turn(self, seat: int, now: float) -> None:
+        self.require(Phase.PLAYING)
+        self.check_seat(seat)
+        if seat != self.to_move:
+            raise NotYourTurn(f"it is seat {self.to_move}'s turn, not seat {seat}'s")
+        if now > self.deadline:
+            raise IllegalAction(f"seat {seat}'s clock ran out at {self.deadline}")
 
     def move(self, a: Move) -> None:
-        self.require(Phase.PLAYING)
-        self.check_seat(a.seat)
-        if a.seat != self.to_move:
-            raise NotYourTurn(f"it is seat {self.to_move}'s turn, not seat {a.seat}'s")
-        if a.now > self.deadline:
-            raise IllegalAction(f"seat {a.seat}'s clock ran out at {self.deadline}")
+        self.check_turn(a.seat, a.now)
         board = self.variant.board
         origin, target = board.station(a.origin).index, board.station(a.target).index
         pos = self.pos
         attacker = pos.cells[origin]
-        if attacker is None or attacker.seat != a.seat:
-            raise IllegalAction(f"seat {a.seat} has no piece on {a.origin}")
-        t = move_tables(board)
-        friends = friendly_mask(pos, a.seat, self.teams)
-        if not destination_mask(t, pos, origin, friends, self.rules.hq_lock) >> target & 1:
+        mine = self.piece_seat(a.seat)
+        if self.flip is not None and mine is None:
+            raise IllegalAction("no colour yet: flip a piece")
+        if attacker is None or attacker.seat != mine or self.face_down(origin):
+            raise IllegalAction(f"seat {a.seat} has no piece to move on {a.origin}")
+        if self.flip is not None:
+            legal = self.fanqi_moves(a.seat).get(origin, 0)
+        else:
+            t = move_tables(board)
+            friends = friendly_mask(pos, a.seat, self.teams)
+            legal = destination_mask(t, pos, origin, friends, self.rules.hq_lock)
+        if not legal >> target & 1:
             raise IllegalAction(f"{a.origin} -> {a.target} is not a legal move")
         self.expire_proposal()
         defender = pos.cells[target]
+        if self.flip is not None and defender is not None and defender.seat == attacker.seat:
+            self.pick_up_flag(a, origin, target)
+        else:
+            self.play_move(a, attacker, defender, origin, target)
+        if self.phase == Phase.PLAYING:
+            self.check_draw_limits()
+        if self.phase == Phase.PLAYING:
+            self.begin_turn(self.next_seat(a.seat), a.now)
+
+    def play_move(
+        self, a: Move, attacker: Piece, defender: Piece | None, origin: int, target: int
+    ) -> None:
+        t = move_tables(self.variant.board)
         outcome = None
         secrets: dict[str, tuple[Any, Audience]] = {
             "rank": (attacker.rank.value, self.audience(origin))
@@ -463,33 +857,39 @@ class _Game:
                 defender_in_hq=bool(t.hqs >> target & 1),
             )
             secrets["defender_rank"] = (defender.rank.value, self.audience(target))
-        self.events.append(
-            Event(
-                "moved",
-                {
-                    "seat": a.seat,
-                    "origin": a.origin,
-                    "target": a.target,
-                    "outcome": None if outcome is None else outcome.value,
-                    "defender": None if defender is None else defender.seat,
-                },
-                secrets,
-            )
-        )
-        self.position = pos.with_move(a.origin, a.target, outcome)
+        data = {
+            "seat": a.seat,
+            "origin": a.origin,
+            "target": a.target,
+            "outcome": None if outcome is None else outcome.value,
+            "defender": None if defender is None else self.owner(defender),
+        }
+        self.events.append(Event("moved", data, secrets))
+        self.position = self.pos.with_move(a.origin, a.target, outcome)
         self.reveals = self.reveals.after_move(origin, target, outcome)
         self.set_seat(a.seat, moves=self.seats[a.seat].moves + 1)
         self.total_moves += 1
         self.quiet_moves = 0 if defender is not None else self.quiet_moves + 1
-        if defender is not None and outcome is not None:
-            self.after_combat(a.seat, attacker, defender, target, outcome)
-        if self.phase == Phase.PLAYING:
-            self.check_draw_limits()
-        if self.phase == Phase.PLAYING:
-            self.begin_turn(self.next_seat(a.seat), a.now)
+        if self.flip is not None:
+            self.fanqi_after_move(a.seat, attacker, defender, origin, target, outcome)
+        elif defender is not None and outcome is not None:
+            self.after_combat(a.seat, attacker, defender, target, outcome, a.now)
+
+    def owner(self, piece: Piece) -> int | None:
+        """The seat playing ``piece`` (in 翻棋 the seat playing its colour, if assigned)."""
+        if self.flip is None:
+            return piece.seat
+        colours = self.flip.colours
+        return None if colours is None else colours.index(piece.seat)
 
     def after_combat(
-        self, seat: int, attacker: Piece, defender: Piece, target: int, outcome: Outcome
+        self,
+        seat: int,
+        attacker: Piece,
+        defender: Piece,
+        target: int,
+        outcome: Outcome,
+        now: float,
     ) -> None:
         board = self.variant.board
         scouting = self.rules.engineer_scouting
@@ -501,7 +901,7 @@ class _Game:
                 audience = frozenset(s for s, t in enumerate(self.teams) if t == team)
             if outcome == Outcome.DEFENDER:
                 if audience is None:
-                    self.reveals = Reveals(self.reveals.public | {target}, self.reveals.private)
+                    self.reveals = self.reveals.with_public(target)
                 else:
                     pairs = {(target, s) for s in audience}
                     self.reveals = Reveals(self.reveals.public, self.reveals.private | pairs)
@@ -512,11 +912,25 @@ class _Game:
                     {"rank": (defender.rank.value, audience)},
                 )
             )
-        if defender.rank == Rank.FLAG and outcome != Outcome.DEFENDER:
+        removed = []
+        if outcome != Outcome.ATTACKER:
+            removed.append(attacker)
+        if outcome != Outcome.DEFENDER:
+            removed.append(defender)
+            watch = self.watches[defender.seat]
+            if target in watch.flags | watch.hqs:
+                self.watches[defender.seat] = dataclasses.replace(
+                    watch, taken=watch.taken | {target}
+                )
+        if self.rules.announce_commander_deaths:
+            for piece in removed:
+                if piece.rank in (Rank.FIELD_MARSHAL, Rank.SUPREME_MARSHAL):
+                    self.emit("commander_died", seat=piece.seat, rank=piece.rank.value)
+        if self.watches[defender.seat].lost():
             self.eliminate(defender.seat, EliminationReason.FLAG_CAPTURED, seat)
-        for piece in (attacker, defender):
+        for piece in removed:
             if piece.rank == Rank.FIELD_MARSHAL and self.alive(piece.seat):
-                self.reveal_flags(piece.seat)
+                self.last_marshal_check(piece.seat, now)
         # 先攻先胜 / RULES.md §7: the defender's side goes out first; if that ends the game,
         # the attacker wins even when it has nothing left either.
         for loser, victor in ((defender.seat, seat), (seat, defender.seat)):
@@ -525,17 +939,68 @@ class _Game:
             if not has_live_pieces(self.pos, loser):
                 self.eliminate(loser, EliminationReason.NO_LIVE_PIECES, victor)
 
-    def reveal_flags(self, seat: int) -> None:
-        """司令 death shows the seat's flag to everyone (RULES.md §7; not in 三国)."""
-        if not self.rules.marshal_death_reveals_flag or self.phase != Phase.PLAYING:
+    # --- flags: reveals and 乱战's raised flag ----------------------------------------------------
+
+    def reveal_flags(self, seat: int, when_marshals_gone: bool = True) -> None:
+        """Show the seat's flags to everyone: by default only once it has no 司令 left."""
+        if self.phase != Phase.PLAYING:
             return
-        if self.pos.count(seat, Rank.FIELD_MARSHAL):
+        if when_marshals_gone and self.pos.count(seat, Rank.FIELD_MARSHAL):
             return
         board = self.variant.board
         for index, piece in _cells(self.pos):
             if piece.seat == seat and piece.rank == Rank.FLAG and index not in self.reveals.public:
-                self.reveals = Reveals(self.reveals.public | {index}, self.reveals.private)
+                self.reveals = self.reveals.with_public(index)
                 self.emit("flag_revealed", seat=seat, station=board.stations[index])
+
+    def last_marshal_check(self, seat: int, now: float) -> None:
+        """After a 司令 died: reveal the flags if it was the last; with no flag, the player
+        now raises one (RULES.md §7, §9.2 step 5)."""
+        if self.pos.count(seat, Rank.FIELD_MARSHAL):
+            return
+        if self.rules.marshal_death_reveals_flag:
+            self.reveal_flags(seat)
+        watch = self.watches[seat]
+        if not watch.flags and watch.can_raise and watch.raised is None and watch.raise_by is None:
+            by = now + self.rules.move_seconds
+            self.watches[seat] = dataclasses.replace(watch, raise_by=by)
+            self.emit("raise_flag_due", seat=seat, deadline=by)
+
+    def raise_flag(self, a: RaiseFlag) -> None:
+        self.require(Phase.PLAYING)
+        self.check_seat(a.seat)
+        watch = self.watches[a.seat]
+        if watch.raise_by is None:
+            raise IllegalAction(f"seat {a.seat} has no flag to raise")
+        index = self.variant.board.station(a.station).index
+        if index not in watch.hqs or index in watch.taken:
+            raise IllegalAction(f"{a.station} is not one of seat {a.seat}'s HQs still held")
+        self.set_raised(a.seat, index)
+
+    def set_raised(self, seat: int, index: int) -> None:
+        self.watches[seat] = dataclasses.replace(self.watches[seat], raised=index, raise_by=None)
+        piece = self.pos.cells[index]
+        self.reveals = self.reveals.with_public(index)
+        self.events.append(
+            Event(
+                "flag_raised",
+                {"seat": seat, "station": self.variant.board.stations[index]},
+                {"rank": (None if piece is None else piece.rank.value, None)},
+            )
+        )
+
+    def raise_overdue_flags(self, now: float) -> None:
+        overdue = [
+            s
+            for s, w in enumerate(self.watches)
+            if w.raise_by is not None and w.raise_by <= now and self.alive(s)
+        ]
+        if not overdue:
+            raise IllegalAction("no deadline has passed")
+        for seat in overdue:
+            watch = self.watches[seat]
+            held = sorted(watch.hqs - watch.taken)
+            self.set_raised(seat, seeded_rng(self.seed, "raise", seat).choice(held))
 
     def check_draw_limits(self) -> None:
         limit = self.rules.no_capture_plies
@@ -555,17 +1020,34 @@ class _Game:
     ) -> None:
         order = 1 + sum(not s.alive for s in self.seats)
         self.set_seat(seat, elimination=Elimination(reason, victor, order, self.total_moves))
-        gone = {i for i, p in _cells(self.pos) if p.seat == seat}
-        self.position = self.pos.without_seat(seat)
-        self.reveals = self.reveals.without(gone)
+        mine = self.piece_seat(seat)
+        if self.position is not None and mine is not None and self.flip is None:
+            gone = {i for i, p in _cells(self.pos) if p.seat == mine}
+            self.position = self.pos.without_seat(mine)
+            self.reveals = self.reveals.without(gone)
         self.emit("eliminated", seat=seat, reason=reason.value, victor=victor)
         if self.proposal is not None:
             self.proposal = None
             self.emit("proposal_cancelled", reason="a player was eliminated")
-        alive_teams = {self.teams[s] for s in range(len(self.seats)) if self.alive(s)}
-        if len(alive_teams) <= 1:
-            winners = tuple(s for s, t in enumerate(self.teams) if t in alive_teams)
+        winners = self.decided()
+        if winners is not None:
             self.finish(ends_as, winners)
+
+    def decided(self) -> tuple[int, ...] | None:
+        """The winning seats once the game is decided, else None."""
+        seats = self.variant.seats
+        banker = self.deal.banker
+        if self.variant.dealing == "sandayi" and banker is not None:
+            idles = [s for s in seats if s != banker]
+            if not self.alive(banker):
+                return tuple(idles)
+            if sum(not self.alive(s) for s in idles) >= self.deal.contract:
+                return (banker,)
+            return None
+        alive_teams = {self.teams[s] for s in seats if self.alive(s)}
+        if len(alive_teams) <= 1:
+            return tuple(s for s, t in enumerate(self.teams) if t in alive_teams)
+        return None
 
     def finish(self, reason: EndReason, winners: tuple[int, ...]) -> None:
         self.phase = Phase.FINISHED
@@ -578,18 +1060,27 @@ class _Game:
             [s.moves for s in self.seats],
             reason,
             winners,
+            banker=self.deal.banker,
+            contract=self.deal.contract,
         )
         board = self.variant.board
-        pieces = (
-            [
-                {"station": board.stations[i], "seat": p.seat, "rank": p.rank.value}
-                for i, p in _cells(self.pos)
-            ]
-            if self.position is not None
-            else []
+        pieces = [
+            {
+                "station": board.stations[i],
+                "seat": self.owner(p),
+                "army": p.colour,
+                "rank": p.rank.value,
+            }
+            for i, p in (_cells(self.pos) if self.position is not None else [])
+        ]
+        layouts = [{sid: piece_key(p) for sid, p in layout.items()} for layout in self.layouts]
+        self.emit(
+            "game_over",
+            result=self.result.to_dict(),
+            pieces=pieces,
+            layouts=layouts,
+            seed=self.seed,
         )
-        layouts = [{sid: r.value for sid, r in layout.items()} for layout in self.layouts]
-        self.emit("game_over", result=self.result.to_dict(), pieces=pieces, layouts=layouts)
 
     def after_elimination_outside_move(self, seat: int, now: float) -> None:
         if self.phase == Phase.PLAYING and self.to_move == seat:
@@ -603,30 +1094,30 @@ class _Game:
             self.proposal = None
             self.emit("proposal_cancelled", reason="the turn passed")
 
-    def propose_draw(self, a: ProposeDraw) -> None:
-        self.require(Phase.PLAYING)
-        self.check_seat(a.seat)
-        team = self.teams[a.seat]
-        if not self.team_alive(team):
-            raise IllegalAction(f"seat {a.seat}'s side is out of the game")
-        self.check_proposal_allowed()
-        used = self.seats[a.seat].proposals
-        if used >= self.rules.draw_proposals:
-            raise IllegalAction(f"seat {a.seat} has used all {self.rules.draw_proposals} proposals")
-        waiting = frozenset(
-            s for s, t in enumerate(self.teams) if s != a.seat and self.team_alive(t)
-        )
-        self.set_seat(a.seat, proposals=used + 1)
-        self.proposal = Proposal("draw", a.seat, waiting)
-        self.emit("proposal", proposal="draw", seat=a.seat, waiting=sorted(waiting))
-
-    def check_proposal_allowed(self) -> None:
+    def use_proposal(self, seat: int) -> None:
         if self.proposal is not None:
             raise IllegalAction("another proposal is waiting for answers")
         if self.total_moves < self.rules.proposals_after_moves:
             raise IllegalAction(
                 f"proposals are allowed after {self.rules.proposals_after_moves} moves"
             )
+        used = self.seats[seat].proposals
+        if used >= self.rules.draw_proposals:
+            raise IllegalAction(f"seat {seat} has used all {self.rules.draw_proposals} proposals")
+        self.set_seat(seat, proposals=used + 1)
+
+    def propose_draw(self, a: ProposeDraw) -> None:
+        self.require(Phase.PLAYING)
+        self.check_seat(a.seat)
+        team = self.teams[a.seat]
+        if not self.team_alive(team):
+            raise IllegalAction(f"seat {a.seat}'s side is out of the game")
+        self.use_proposal(a.seat)
+        waiting = frozenset(
+            s for s, t in enumerate(self.teams) if s != a.seat and self.team_alive(t)
+        )
+        self.proposal = Proposal("draw", a.seat, waiting)
+        self.emit("proposal", proposal="draw", seat=a.seat, waiting=sorted(waiting))
 
     def answer(self, a: AnswerProposal) -> None:
         self.require(Phase.PLAYING)
@@ -666,13 +1157,20 @@ class _Game:
             raise IllegalAction(
                 f"no surrender in the first {self.rules.surrender_after_seconds} s of play"
             )
+        if self.total_moves < self.rules.proposals_after_moves:
+            raise IllegalAction(
+                f"no surrender before {self.rules.proposals_after_moves} moves have been made"
+            )
         partners = frozenset(
             s
             for s, t in enumerate(self.teams)
             if t == self.teams[a.seat] and s != a.seat and self.alive(s)
         )
+        if self.rules.surrender_counts_as_proposal:
+            self.use_proposal(a.seat)
         if self.rules.surrender_needs_partner and partners:
-            self.check_proposal_allowed()
+            if self.proposal is not None:
+                raise IllegalAction("another proposal is waiting for answers")
             self.proposal = Proposal("surrender", a.seat, partners)
             self.emit("proposal", proposal="surrender", seat=a.seat, waiting=sorted(partners))
             return
@@ -681,31 +1179,193 @@ class _Game:
         self.after_elimination_outside_move(a.seat, a.now)
 
     def escape(self, a: Escape) -> None:
-        if self.phase not in (Phase.DEPLOYING, Phase.PLAYING):
-            raise IllegalAction("the game is over")
         self.check_seat(a.seat)
         if not self.alive(a.seat):
             raise IllegalAction(f"seat {a.seat} is already out of the game")
         self.emit("escaped", seat=a.seat)
-        if self.phase == Phase.DEPLOYING:
+        if self.phase != Phase.PLAYING:
             # Nobody can play on without an army: the game ends, only the escaper scores.
             self.set_seat(a.seat, elimination=Elimination(EliminationReason.ESCAPE, None, 1, 0))
             self.finish(EndReason.ESCAPE, ())
             return
-        self.eliminate(a.seat, EliminationReason.ESCAPE, None, ends_as=EndReason.ESCAPE)
+        self.declare_escape(a.seat, a.now)
+
+    def declare_escape(self, seat: int, now: float) -> None:
+        """逃跑 (RULES.md §11): out at once, then the variant's escape rule."""
+        self.eliminate(seat, EliminationReason.ESCAPE, None, ends_as=EndReason.ESCAPE)
         if self.phase != Phase.PLAYING:
             return
-        if self.rules.escape_rule == EscapeRule.QQ:
-            # RULES.md §11: the game ends; the opponents win only if the escaper's side is out.
-            team = self.teams[a.seat]
-            winners = (
-                ()
-                if self.team_alive(team)
-                else tuple(s for s, t in enumerate(self.teams) if t != team)
-            )
-            self.finish(EndReason.ESCAPE, winners)
+        team = self.teams[seat]
+        opponents = tuple(s for s, t in enumerate(self.teams) if t != team)
+        rule = self.rules.escape_rule
+        if rule == EscapeRule.QQ:
+            # the opponents win only if the escaper's side is out
+            self.finish(EndReason.ESCAPE, () if self.team_alive(team) else opponents)
+        elif rule == EscapeRule.LIANZHONG:
+            # the opponents win once 15 full rounds have been played
+            rounds = self.total_moves // len(self.seats)
+            self.finish(EndReason.ESCAPE, opponents if rounds >= LIANZHONG_ROUNDS else ())
+        else:
+            self.after_elimination_outside_move(seat, now)
+
+    # --- 翻棋 ---------------------------------------------------------------------------------
+
+    def start_fanqi(self, now: float) -> None:
+        board = self.variant.board
+        stations = [s for s in board.stations if board.station(s).kind != "camp"]
+        placed = deal_fanqi(self.seed, stations)
+        cells: list[Piece | None] = [None] * len(board.stations)
+        for sid, (rank, colour) in placed.items():
+            assert colour is not None
+            cells[board.station(sid).index] = Piece(colour, rank)
+        self.position = Position.from_cells(board, tuple(cells))
+        self.flip = FlipState(face_down=self.position.occupied)
+        self.layouts = ()
+        self.phase = Phase.PLAYING
+        self.started_at = now
+        self.watches = [FlagWatch() for _ in self.variant.seats]
+        self.emit("game_started", first=self.first, face_down=sorted(placed))
+        self.begin_turn(self.first, now)
+
+    def face_down(self, index: int) -> bool:
+        return self.flip is not None and bool(self.flip.face_down >> index & 1)
+
+    def fanqi_moves(self, seat: int) -> dict[int, int]:
+        """翻棋 moves of ``seat``: face-up own pieces, never onto face-down pieces, no HQ lock;
+        and the flag carry: the smallest officer may step onto its own flag once the player's
+        engineers have dug all three enemy landmines (RULES.md §9.6)."""
+        assert self.flip is not None
+        colour = self.piece_seat(seat)
+        if colour is None:
+            return {}
+        pos, flip = self.pos, self.flip
+        moves = legal_moves(pos, colour, (0, 1), hq_lock=False, frozen=flip.face_down)
+        if flip.mines_dug[colour] >= LANDMINES_TO_DIG and flip.carrier is None:
+            flags = [i for i, p in _cells(pos) if p.seat == colour and p.rank == Rank.FLAG]
+            carriers = self.smallest_officers(colour)
+            t = move_tables(self.variant.board)
+            for flag in flags:
+                if flip.face_down >> flag & 1:
+                    continue
+                friends = pos.seat_masks[colour] & ~(1 << flag)
+                for i in carriers:
+                    reach = destination_mask(t, pos, i, friends | flip.face_down, hq_lock=False)
+                    if reach >> flag & 1:
+                        moves[i] = moves.get(i, 0) | 1 << flag
+        return moves
+
+    def smallest_officers(self, colour: int) -> list[int]:
+        assert self.flip is not None
+        officers = [
+            (OFFICER_STRENGTH[p.rank], i)
+            for i, p in _cells(self.pos)
+            if p.seat == colour and p.rank in OFFICER_STRENGTH and p.rank != Rank.ENGINEER
+        ]
+        if not officers:
+            return []
+        low = min(s for s, _ in officers)
+        return [i for s, i in officers if s == low and not self.flip.face_down >> i & 1]
+
+    def flip_piece(self, a: Flip) -> None:
+        self.check_turn(a.seat, a.now)
+        if self.flip is None:
+            raise IllegalAction(f"there are no face-down pieces in {self.variant.name}")
+        index = self.variant.board.station(a.station).index
+        if not self.flip.face_down >> index & 1:
+            raise IllegalAction(f"{a.station} holds no face-down piece")
+        self.expire_proposal()
+        piece = self.pos.cells[index]
+        assert piece is not None
+        colours = self.flip.colours
+        assigned = colours is None and piece.rank == Rank.ENGINEER
+        if assigned:  # the first engineer flipped decides who plays which colour
+            colours = tuple(piece.seat if s == a.seat else 1 - piece.seat for s in (0, 1))
+        self.flip = dataclasses.replace(
+            self.flip, face_down=self.flip.face_down & ~(1 << index), colours=colours
+        )
+        self.emit("flipped", seat=a.seat, station=a.station, army=piece.seat, rank=piece.rank.value)
+        if assigned and colours is not None:
+            self.emit("colours", colours=list(colours))
+        self.set_seat(a.seat, moves=self.seats[a.seat].moves + 1)
+        self.total_moves += 1
+        self.quiet_moves = 0  # a flip changes the game for good, like a capture [decision]
+        self.fanqi_check_win(a.seat)
+        if self.phase == Phase.PLAYING:
+            self.check_draw_limits()
+        if self.phase == Phase.PLAYING:
+            self.begin_turn(self.next_seat(a.seat), a.now)
+
+    def pick_up_flag(self, a: Move, origin: int, target: int) -> None:
+        """翻棋's flag carry: the officer takes its own flag and carries it from now on."""
+        assert self.flip is not None
+        cells = list(self.pos.cells)
+        cells[target], cells[origin] = cells[origin], None
+        self.position = Position.from_cells(self.variant.board, tuple(cells))
+        self.reveals = self.reveals.without({target})
+        self.flip = dataclasses.replace(self.flip, carrier=target)
+        self.emit("flag_picked_up", seat=a.seat, origin=a.origin, target=a.target)
+        self.set_seat(a.seat, moves=self.seats[a.seat].moves + 1)
+        self.total_moves += 1
+        self.quiet_moves += 1
+        self.fanqi_check_win(a.seat)
+
+    def fanqi_after_move(
+        self,
+        seat: int,
+        attacker: Piece,
+        defender: Piece | None,
+        origin: int,
+        target: int,
+        outcome: Outcome | None,
+    ) -> None:
+        assert self.flip is not None
+        flip = self.flip
+        carrier = flip.carrier
+        if carrier == origin:
+            carrier = target if outcome in (None, Outcome.ATTACKER) else None
+        elif carrier == target and outcome in (Outcome.ATTACKER, Outcome.BOTH):
+            carrier = None  # the carrier fell: the flag goes with it
+        dug = list(flip.mines_dug)
+        if (
+            defender is not None
+            and defender.rank == Rank.LANDMINE
+            and attacker.rank == Rank.ENGINEER
+            and outcome == Outcome.ATTACKER
+        ):
+            dug[attacker.seat] += 1
+        self.flip = dataclasses.replace(flip, carrier=carrier, mines_dug=(dug[0], dug[1]))
+        self.fanqi_check_win(seat)
+
+    def fanqi_check_win(self, seat: int) -> None:
+        """翻棋 ends (RULES.md §9.6): the flag carried into an enemy HQ, or the opponent left
+        without a movable piece (checked for the opponent first, as in 先攻先胜)."""
+        assert self.flip is not None
+        colours = self.flip.colours
+        if colours is None:
             return
-        self.after_elimination_outside_move(a.seat, a.now)
+        other = 1 - seat
+        carrier = self.flip.carrier
+        board = self.variant.board
+        if carrier is not None and self.pos.cells[carrier] is not None:
+            station = board.station(board.stations[carrier])
+            carried_by = self.owner(self.pos.cells[carrier])  # type: ignore[arg-type]
+            if station.kind == "hq" and station.seat is not None and station.seat != carried_by:
+                assert carried_by is not None
+                self.emit("flag_carried_home", seat=carried_by, station=station.id)
+                self.eliminate(1 - carried_by, EliminationReason.FLAG_CAPTURED, carried_by)
+                return
+        for loser in (other, seat):
+            if self.phase == Phase.PLAYING and not has_live_pieces(self.pos, colours[loser]):
+                self.eliminate(loser, EliminationReason.NO_LIVE_PIECES, 1 - loser)
+
+
+LIANZHONG_ROUNDS = 15  # 乱战: an escape gives the opponents the game after 15 full rounds
+LANDMINES_TO_DIG = 3  # 翻棋: the opponent's landmines to dig before the flag carry
+
+
+def piece_key(piece: Piece) -> str:
+    """A layout value for ``piece``: its rank key, with ``/army`` when its colour differs."""
+    return piece.rank.value if piece.army is None else f"{piece.rank.value}/{piece.army}"
 
 
 def _cells(position: Position) -> list[tuple[int, Piece]]:
@@ -714,7 +1374,12 @@ def _cells(position: Position) -> list[tuple[int, Piece]]:
 
 _HANDLERS: dict[type, Callable[[_Game, Any], None]] = {
     PlaceLayout: _Game.place_layout,
-    DeployDeadline: _Game.deploy_deadline,
+    Deadline: _Game.deadline_passed,
+    PickColour: _Game.pick_colour,
+    AnswerRedeal: _Game.answer_redeal,
+    Bid: _Game.bid,
+    RaiseFlag: _Game.raise_flag,
+    Flip: _Game.flip_piece,
     Move: _Game.move,
     Timeout: _Game.timeout,
     ProposeDraw: _Game.propose_draw,

@@ -177,13 +177,18 @@ def friendly_mask(position: Position, seat: int, teams: tuple[int, ...]) -> int:
 
 
 def legal_moves(
-    position: Position, seat: int, teams: tuple[int, ...], hq_lock: bool = True
+    position: Position,
+    seat: int,
+    teams: tuple[int, ...],
+    hq_lock: bool = True,
+    frozen: int = 0,
 ) -> dict[int, int]:
-    """All legal moves of ``seat``: ``{origin index: destination mask}`` (non-empty masks)."""
+    """All legal moves of ``seat``: ``{origin index: destination mask}`` (non-empty masks).
+    Pieces on ``frozen`` stations (翻棋's face-down pieces) neither move nor can be attacked."""
     t = move_tables(position.board)
     occupied = position.occupied
-    blocked = friendly_mask(position, seat, teams) | occupied & t.camps
-    movers = position.seat_masks[seat] & position.mobile
+    blocked = friendly_mask(position, seat, teams) | occupied & t.camps | frozen
+    movers = position.seat_masks[seat] & position.mobile & ~frozen
     if hq_lock:
         movers &= ~t.hqs
     rail, flyers, step = t.rail, position.flyers, t.step

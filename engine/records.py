@@ -1,8 +1,10 @@
-"""Game records: rules + seed + layouts + the action log, saved as JSON and replayed exactly.
+"""Game records: rules + seed + the action log, saved as JSON and replayed exactly.
 
-A record starts where play starts: every seat's layout is known, and the actions (with their
-times) follow. ``replay`` rebuilds the final state; ``states`` yields the state after each action
-(step 0 is the position before the first move), which is what a replay viewer steps through.
+A record holds the variant, every rule option, the seed (which makes every deal part of the
+record), the host, the creation time, the set-up position of a game made by ``start_from``, the
+layouts the game started with (for readers) and every action applied, with its time. ``replay``
+rebuilds the final state; ``states`` yields the state after each action (step 0 is the new game),
+which is what a replay viewer steps through.
 """
 
 from __future__ import annotations
@@ -15,9 +17,9 @@ from typing import Any
 
 from engine.actions import Action, action_from_dict, action_to_dict
 from engine.errors import MalformedInput
-from engine.game import GameState, apply, start_from
+from engine.game import GameState, apply, new_game, piece_key, start_from
 
-RECORD_FORMAT = "junqi-record/1"
+RECORD_FORMAT = "junqi-record/2"
 
 
 @dataclass(frozen=True, slots=True)
@@ -26,7 +28,8 @@ class GameRecord:
     options: Mapping[str, Any]  # every rule option, as JSON values
     seed: str
     host: int
-    started_at: float
+    created_at: float
+    setup: Mapping[str, tuple[int, str]] | None
     layouts: tuple[Mapping[str, str], ...]
     actions: tuple[Action, ...]
 
@@ -38,7 +41,10 @@ class GameRecord:
                 "options": dict(self.options),
                 "seed": self.seed,
                 "host": self.host,
-                "started_at": self.started_at,
+                "created_at": self.created_at,
+                "setup": None
+                if self.setup is None
+                else {sid: list(piece) for sid, piece in self.setup.items()},
                 "layouts": [dict(layout) for layout in self.layouts],
                 "actions": [action_to_dict(a) for a in self.actions],
             },
@@ -55,49 +61,56 @@ class GameRecord:
         if not isinstance(data, dict) or data.get("format") != RECORD_FORMAT:
             raise MalformedInput(f"not a {RECORD_FORMAT} record")
         try:
+            setup = data["setup"]
             return cls(
                 variant=str(data["variant"]),
                 options=dict(data["options"]),
                 seed=str(data["seed"]),
                 host=int(data["host"]),
-                started_at=float(data["started_at"]),
+                created_at=float(data["created_at"]),
+                setup=None
+                if setup is None
+                else {str(sid): (int(seat), str(rank)) for sid, (seat, rank) in setup.items()},
                 layouts=tuple(dict(layout) for layout in data["layouts"]),
                 actions=tuple(action_from_dict(a) for a in data["actions"]),
             )
-        except (KeyError, TypeError, ValueError) as e:
+        except (KeyError, TypeError, ValueError, AttributeError) as e:
             raise MalformedInput(f"a record field is missing or wrong: {e}") from None
 
 
 def record_of(state: GameState) -> GameRecord:
-    """The record of a game that has started (or finished)."""
-    if state.started_at is None:
-        raise MalformedInput("a game has a record once play has started")
+    """The record of a game so far (a finished game's is a full replay)."""
     return GameRecord(
         variant=state.variant.key,
         options=state.rules.to_dict(),
         seed=state.seed,
         host=state.host,
-        started_at=state.started_at,
-        layouts=tuple({sid: r.value for sid, r in layout.items()} for layout in state.layouts),
+        created_at=state.created_at,
+        setup=state.setup,
+        layouts=tuple({sid: piece_key(p) for sid, p in layout.items()} for layout in state.layouts),
         actions=state.log,
     )
 
 
 def states(record: GameRecord) -> Iterator[GameState]:
-    """The state when play starts, then the state after each recorded action."""
-    pieces = {
-        sid: (seat, rank)
-        for seat, layout in enumerate(record.layouts)
-        for sid, rank in layout.items()
-    }
-    state, _ = start_from(
-        record.variant,
-        pieces,
-        seed=record.seed,
-        host=record.host,
-        options=record.options,
-        now=record.started_at,
-    )
+    """The state the record starts from, then the state after each recorded action."""
+    if record.setup is not None:
+        state, _ = start_from(
+            record.variant,
+            record.setup,
+            seed=record.seed,
+            host=record.host,
+            options=record.options,
+            now=record.created_at,
+        )
+    else:
+        state = new_game(
+            record.variant,
+            seed=record.seed,
+            host=record.host,
+            options=record.options,
+            now=record.created_at,
+        )
     yield state
     for action in record.actions:
         state, _ = apply(state, action)
@@ -110,7 +123,7 @@ def replay(record: GameRecord) -> GameState:
 
 
 def state_after(record: GameRecord, step: int) -> GameState:
-    """The state after ``step`` recorded actions (0: before the first move)."""
+    """The state after ``step`` recorded actions (0: where the record starts)."""
     if not 0 <= step <= len(record.actions):
         raise MalformedInput(f"a step between 0 and {len(record.actions)}")
     for n, state in enumerate(states(record)):

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 from types import MappingProxyType
-from typing import Any
+from typing import Any, Literal
 
 from engine.board import Board, get_board
 from engine.errors import MalformedInput
@@ -74,12 +74,15 @@ class RuleOptions:
     max_total_moves: int | None = None  # total moves that draw the game (三打一: 500)
     draw_proposals: int = 3  # per player per game
     proposals_after_moves: int = 0  # draw/surrender only after this many total moves (三打一)
+    surrender_counts_as_proposal: bool = False  # 三打一: 5 requests of draw and surrender together
     surrender_allowed: bool = True
     surrender_after_seconds: int = 90  # of play; earlier surrenders are invalid
     surrender_needs_partner: bool = False
     # information (§8) and flags (§7)
     information: Information = Information.HIDDEN
     marshal_death_reveals_flag: bool = True  # 司令 death shows the flag (not in 三国)
+    announce_commander_deaths: bool = False  # 三打一: a 司令's or 帅's death is public, with rank
+    redeals: int = 3  # 乱战: at most this many redeals a game
     # escapes and scoring (§9.4, §10, §11)
     escape_rule: EscapeRule = EscapeRule.QQ
     disconnect_grace_seconds: int = 60
@@ -125,6 +128,9 @@ def _coerce(name: str, current: Any, value: Any) -> Any:
     return value
 
 
+Dealing = Literal["luanzhan", "sandayi", "fanqi"] | None
+
+
 @dataclass(frozen=True, slots=True)
 class Variant:
     """A game variant: its board, the team of each seat, its army and its default options."""
@@ -132,9 +138,10 @@ class Variant:
     key: str
     name: str  # Chinese name shown to players
     board_key: str
-    teams: tuple[int, ...]  # teams[seat] == team id; partners share a team
+    teams: tuple[int, ...]  # teams[seat] == team id; partners share a team (三打一: at bidding)
     rules: RuleOptions = field(default_factory=RuleOptions)
     army: Mapping[Rank, int] = field(default_factory=lambda: STANDARD_ARMY)
+    dealing: Dealing = None  # how armies are dealt; None: every seat gets the standard army
 
     @property
     def board(self) -> Board:
@@ -149,6 +156,57 @@ VARIANTS: Mapping[str, Variant] = MappingProxyType(
     {
         "siguo": Variant("siguo", "四国军棋", "siguo", teams=(0, 1, 0, 1)),
         "liangguo": Variant("liangguo", "二人暗棋", "liangguo", teams=(0, 1)),
+        "luanzhan": Variant(
+            "luanzhan",
+            "乱战四国",
+            "siguo",
+            teams=(0, 1, 0, 1),
+            rules=RuleOptions(
+                mine_trades=True,
+                bomb_takes_flag=True,
+                hq_dig=True,
+                engineer_scouting=Scouting.TEAM,
+                dealt_flags=True,
+                extra_mines_row4=True,
+                timeouts_are_escape=True,
+                escape_rule=EscapeRule.LIANZHONG,
+            ),
+            dealing="luanzhan",
+        ),
+        "sandayi": Variant(
+            "sandayi",
+            "三打一",
+            "siguo",
+            teams=(0, 0, 0, 0),
+            rules=RuleOptions(
+                dealt_flags=True,
+                extra_mines_row4=True,
+                turn_direction=TurnDirection.COUNTER_CLOCKWISE,
+                move_seconds=20,
+                max_skips=3,
+                blocked_is_defeat=True,
+                no_capture_plies=None,
+                max_total_moves=500,
+                draw_proposals=5,
+                proposals_after_moves=50,
+                surrender_counts_as_proposal=True,
+                surrender_after_seconds=0,
+                surrender_needs_partner=True,
+                marshal_death_reveals_flag=False,
+                announce_commander_deaths=True,
+                escape_rule=EscapeRule.SANDAYI,
+                disconnect_grace_seconds=300,
+            ),
+            dealing="sandayi",
+        ),
+        "fanqi": Variant(
+            "fanqi",
+            "翻棋",
+            "liangguo",
+            teams=(0, 1),
+            rules=RuleOptions(hq_lock=False, marshal_death_reveals_flag=False),
+            dealing="fanqi",
+        ),
         "sanguo": Variant(
             "sanguo",
             "三国军棋",

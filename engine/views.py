@@ -1,8 +1,8 @@
 """Views: exactly what a seat, or a spectator (``viewer=None``), may know of a game (RULES.md §8).
 
 ``view`` returns JSON-ready data. Ranks appear only where ``rank_audience`` lets the viewer see
-them; the seat to move also gets its legal moves. Events are filtered by ``Event.for_viewer``
-with the same audiences, fixed when the event happened.
+them; hands, drafts and redeal eligibility only to their owner; the seat to move also gets its
+legal moves. Events are filtered by ``Event.for_viewer`` with audiences fixed when they happened.
 """
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ from typing import Any
 
 from engine.errors import MalformedInput
 from engine.events import sees
-from engine.game import GameState, Phase, rank_audience
-from engine.movement import legal_moves, mask_ids, move_tables
+from engine.game import GameState, Phase, hand_is_weak, moves_of, piece_key, rank_audience
+from engine.movement import mask_ids, move_tables
 
 
 def view(state: GameState, viewer: int | None) -> dict[str, Any]:
@@ -21,6 +21,7 @@ def view(state: GameState, viewer: int | None) -> dict[str, Any]:
         raise MalformedInput(f"no seat {viewer!r} in {state.variant.key}")
     board = state.variant.board
     rules = state.rules
+    finished = state.phase == Phase.FINISHED
     out: dict[str, Any] = {
         "variant": state.variant.key,
         "board": board.key,
@@ -28,30 +29,14 @@ def view(state: GameState, viewer: int | None) -> dict[str, Any]:
         "viewer": viewer,
         "host": state.host,
         "information": rules.information.value,
+        "commitment": state.commitment,
+        "seed": state.seed if finished else None,
         "to_move": state.to_move,
-        "deadline": state.deadline if state.phase != Phase.FINISHED else None,
+        "deadline": None if finished else state.deadline,
         "started_at": state.started_at,
         "total_moves": state.total_moves,
         "quiet_moves": state.quiet_moves,
-        "seats": [
-            {
-                "seat": seat,
-                "team": state.teams[seat],
-                "confirmed": seat in state.confirmed,
-                "skips": s.skips,
-                "timeouts": s.timeouts,
-                "moves": s.moves,
-                "proposals_left": rules.draw_proposals - s.proposals,
-                "eliminated": None
-                if s.elimination is None
-                else {
-                    "reason": s.elimination.reason.value,
-                    "victor": s.elimination.victor,
-                    "order": s.elimination.order,
-                },
-            }
-            for seat, s in enumerate(state.seats)
-        ],
+        "seats": [_seat(state, seat) for seat in state.variant.seats],
         "proposal": None
         if state.proposal is None
         else {
@@ -61,7 +46,9 @@ def view(state: GameState, viewer: int | None) -> dict[str, Any]:
         },
         "result": None if state.result is None else state.result.to_dict(),
     }
-    if state.phase == Phase.DEPLOYING:
+    if state.variant.dealing in ("luanzhan", "sandayi"):
+        out["deal"] = _deal(state, viewer)
+    if state.phase in (Phase.PICKING, Phase.REDEALING, Phase.BIDDING, Phase.DEPLOYING):
         draft = state.drafts[viewer] if viewer is not None else None
         out["layout"] = dict(draft) if draft is not None else None
         return out
@@ -70,17 +57,86 @@ def view(state: GameState, viewer: int | None) -> dict[str, Any]:
     for index, piece in enumerate(position.cells):
         if piece is None:
             continue
-        entry: dict[str, Any] = {"station": board.stations[index], "seat": piece.seat}
-        if sees(rank_audience(state, index), viewer):
-            entry["rank"] = piece.rank.value
+        entry: dict[str, Any] = {"station": board.stations[index]}
+        if state.flip is not None and state.flip.face_down >> index & 1:
+            entry["face_down"] = True
+        else:
+            entry["seat"] = _owner(state, piece.seat)
+            entry["army"] = piece.colour
+            if sees(rank_audience(state, index), viewer):
+                entry["rank"] = piece.rank.value
+            if state.flip is not None and state.flip.carrier == index:
+                entry["carrying_flag"] = True
         pieces.append(entry)
     out["pieces"] = pieces
+    if state.flip is not None:
+        out["colours"] = None if state.flip.colours is None else list(state.flip.colours)
+        out["mines_dug"] = list(state.flip.mines_dug)
     if state.phase == Phase.PLAYING and viewer is not None and viewer == state.to_move:
         t = move_tables(board)
-        moves = legal_moves(position, viewer, state.teams, rules.hq_lock)
         out["legal_moves"] = {
-            board.stations[origin]: mask_ids(t, mask) for origin, mask in moves.items()
+            board.stations[origin]: mask_ids(t, mask)
+            for origin, mask in moves_of(state, viewer).items()
         }
-    if state.phase == Phase.FINISHED:
-        out["layouts"] = [{sid: r.value for sid, r in layout.items()} for layout in state.layouts]
+        if state.flip is not None:
+            out["flippable"] = mask_ids(t, state.flip.face_down)
+    if finished:
+        out["layouts"] = [
+            {sid: piece_key(p) for sid, p in layout.items()} for layout in state.layouts
+        ]
+    return out
+
+
+def _owner(state: GameState, piece_seat: int) -> int | None:
+    if state.flip is None:
+        return piece_seat
+    colours = state.flip.colours
+    return None if colours is None else colours.index(piece_seat)
+
+
+def _seat(state: GameState, seat: int) -> dict[str, Any]:
+    s = state.seats[seat]
+    out: dict[str, Any] = {
+        "seat": seat,
+        "team": state.teams[seat],
+        "confirmed": seat in state.confirmed,
+        "skips": s.skips,
+        "timeouts": s.timeouts,
+        "moves": s.moves,
+        "proposals_left": state.rules.draw_proposals - s.proposals,
+        "eliminated": None
+        if s.elimination is None
+        else {
+            "reason": s.elimination.reason.value,
+            "victor": s.elimination.victor,
+            "order": s.elimination.order,
+        },
+    }
+    if state.watches:
+        watch = state.watches[seat]
+        board = state.variant.board
+        out["flag_raised"] = None if watch.raised is None else board.stations[watch.raised]
+        out["raise_flag_by"] = watch.raise_by
+        out["hqs_taken"] = sorted(board.stations[i] for i in watch.taken)
+    return out
+
+
+def _deal(state: GameState, viewer: int | None) -> dict[str, Any]:
+    deal = state.deal
+    out: dict[str, Any] = {
+        "number": deal.number,
+        "redeals": deal.redeals,
+        "order": list(deal.order),
+        "waiting": sorted(deal.waiting),
+        "picks": list(deal.picks),
+        "bids": list(deal.bids),
+        "banker": deal.banker,
+        "contract": deal.contract,
+        "hand": None,
+    }
+    hand = deal.hands[viewer] if viewer is not None and deal.hands else None
+    if hand is not None and viewer is not None:
+        out["hand"] = [{"rank": r.value, "army": viewer if a is None else a} for r, a in hand]
+        if state.phase == Phase.REDEALING:
+            out["may_ask_redeal"] = hand_is_weak(hand[1:])
     return out

@@ -116,7 +116,8 @@ def test_random_games_end_replay_and_do_not_leak(variant: str) -> None:
 def test_state_after_steps_through_a_record() -> None:
     final = play_random_game("siguo", 1, audit=False)
     record = engine.record_of(final)
-    first = engine.state_after(record, 0)
+    assert engine.state_after(record, 0).phase == "deploying"
+    first = engine.state_after(record, 4)  # after the four layouts
     assert first.total_moves == 0 and first.phase == "playing"
     middle = engine.state_after(record, len(record.actions) // 2)
     assert 0 < middle.total_moves <= final.total_moves
