@@ -13,7 +13,7 @@ raising the flag), 三打一's contract, and 翻棋's face-down pieces, flips an
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
@@ -44,7 +44,7 @@ from engine.deal import (
     deal_sandayi,
     seeded_rng,
 )
-from engine.deployment import auto_layout, layout_pieces, layout_problems
+from engine.deployment import auto_layout, layout_pieces, layout_problems, split_key
 from engine.errors import IllegalAction, MalformedInput, NotYourTurn
 from engine.events import Audience, Event
 from engine.movement import destination_mask, friendly_mask, legal_moves, move_tables
@@ -189,7 +189,7 @@ class GameState:
     host: int  # 桌主
     first: int  # who moves first: the host (三打一: the banker)
     created_at: float
-    setup: Mapping[str, tuple[int, str]] | None  # the position of a game made by start_from
+    setup: Mapping[str, Any] | None  # the arguments of start_from, for a set-up game
     teams: tuple[int, ...]  # team id of each seat
     phase: Phase
     deadline: float  # of the current phase's decision, then of the current turn
@@ -277,23 +277,59 @@ def new_game(
 
 def start_from(
     variant: str,
-    pieces: Mapping[str, tuple[int, str]],
+    pieces: Mapping[str, Sequence[Any]],
     *,
     seed: int | str,
     host: int = 0,
     options: Mapping[str, Any] | None = None,
     now: float = 0.0,
+    banker: int | None = None,
+    contract: int = 0,
+    face_down: Iterable[str] = (),
+    colours: Sequence[int] | None = None,
 ) -> tuple[GameState, list[Event]]:
-    """A game already in play from any position (``{station: (seat, rank key)}``), the host to
-    move: for set-up positions, tests, bots. Layouts are not checked. (Not for 翻棋.)"""
+    """A game already in play from a set-up position, the host (三打一: the banker) to move:
+    for tests, bots and teaching. ``pieces`` is ``{station: (seat, rank key[, army])}``; the
+    layouts are not checked. 三打一 takes the ``banker`` and its ``contract``; 翻棋 takes pieces
+    as ``(colour, rank key)``, the ``face_down`` stations and the ``colours`` each seat plays."""
     state = new_game(variant, seed=seed, host=host, options=options, now=now)
-    if state.variant.dealing is not None:
-        raise MalformedInput(f"set-up positions are for undealt variants, not {variant}")
-    game = _Game(dataclasses.replace(state, setup=dict(pieces)))
+    hidden_stations = sorted(face_down)
+    setup: dict[str, Any] = {
+        "pieces": {sid: list(p) for sid, p in pieces.items()},
+        "banker": banker,
+        "contract": contract,
+        "face_down": hidden_stations,
+        "colours": None if colours is None else list(colours),
+    }
+    game = _Game(dataclasses.replace(state, setup=setup, phase=Phase.DEPLOYING, deal=DealState()))
+    board = state.variant.board
+    if state.variant.dealing == "fanqi":
+        cells: list[Piece | None] = [None] * len(board.stations)
+        for sid, (colour, rank, *_) in pieces.items():
+            game.check_seat(colour)
+            cells[board.station(sid).index] = Piece(colour, parse_rank(rank))
+        game.position = Position.from_cells(board, tuple(cells))
+        hidden = sum(1 << board.station(sid).index for sid in hidden_stations)
+        if hidden & ~game.position.occupied:
+            raise MalformedInput("face-down stations must hold pieces")
+        game.flip = FlipState(face_down=hidden, colours=None if colours is None else tuple(colours))
+        game.phase = Phase.PLAYING
+        game.started_at = now
+        game.watches = [FlagWatch() for _ in state.variant.seats]
+        game.begin_turn(host, now)
+        return game.freeze(), game.events
+    if state.variant.dealing == "sandayi":
+        if banker is None or contract not in (1, 2, 3):
+            raise MalformedInput("a 三打一 set-up names the banker and a contract of 1, 2 or 3")
+        game.check_seat(banker)
+        game.deal = DealState(banker=banker, contract=contract)
+        game.teams = tuple(0 if s == banker else 1 for s in state.variant.seats)
+        game.first = banker
     drafts: list[dict[str, str]] = [{} for _ in state.variant.seats]
-    for sid, (seat, rank) in pieces.items():
+    for sid, (seat, rank, *army) in pieces.items():
         game.check_seat(seat)
-        drafts[seat][state.variant.board.station(sid).id] = rank
+        key = rank if not army or army[0] is None else f"{rank}/{army[0]}"
+        drafts[seat][board.station(sid).id] = key
     game.drafts = list(drafts)
     game.confirmed = frozenset(state.variant.seats)
     game.start_play(now)
@@ -699,12 +735,12 @@ class _Game:
         layouts = []
         for seat, draft in enumerate(self.drafts):
             assert draft is not None
-            if self.variant.dealing is None:
-                layouts.append({s: Piece(seat, parse_rank(r)) for s, r in draft.items()})
-            else:
+            if self.deal.hands:
                 layouts.append(
                     layout_pieces(self.variant.key, seat, draft, **self.deploy_args(seat))
                 )
+            else:
+                layouts.append({s: _piece(seat, key) for s, key in draft.items()})
         self.layouts = tuple(layouts)
         self.drafts = [None] * len(self.seats)
         cells: list[Piece | None] = [None] * len(board.stations)
@@ -1366,6 +1402,14 @@ LANDMINES_TO_DIG = 3  # 翻棋: the opponent's landmines to dig before the flag 
 def piece_key(piece: Piece) -> str:
     """A layout value for ``piece``: its rank key, with ``/army`` when its colour differs."""
     return piece.rank.value if piece.army is None else f"{piece.rank.value}/{piece.army}"
+
+
+def _piece(seat: int, key: str) -> Piece:
+    try:
+        rank, army = split_key(key)
+    except ValueError:
+        raise MalformedInput(f"unknown rank {key!r}") from None
+    return Piece(seat, rank, None if army == seat else army)
 
 
 def _cells(position: Position) -> list[tuple[int, Piece]]:

@@ -29,7 +29,7 @@ class GameRecord:
     seed: str
     host: int
     created_at: float
-    setup: Mapping[str, tuple[int, str]] | None
+    setup: Mapping[str, Any] | None  # start_from's arguments for a set-up game
     layouts: tuple[Mapping[str, str], ...]
     actions: tuple[Action, ...]
 
@@ -42,9 +42,7 @@ class GameRecord:
                 "seed": self.seed,
                 "host": self.host,
                 "created_at": self.created_at,
-                "setup": None
-                if self.setup is None
-                else {sid: list(piece) for sid, piece in self.setup.items()},
+                "setup": None if self.setup is None else dict(self.setup),
                 "layouts": [dict(layout) for layout in self.layouts],
                 "actions": [action_to_dict(a) for a in self.actions],
             },
@@ -62,15 +60,15 @@ class GameRecord:
             raise MalformedInput(f"not a {RECORD_FORMAT} record")
         try:
             setup = data["setup"]
+            if setup is not None and not isinstance(setup, dict):
+                raise TypeError("setup is an object")
             return cls(
                 variant=str(data["variant"]),
                 options=dict(data["options"]),
                 seed=str(data["seed"]),
                 host=int(data["host"]),
                 created_at=float(data["created_at"]),
-                setup=None
-                if setup is None
-                else {str(sid): (int(seat), str(rank)) for sid, (seat, rank) in setup.items()},
+                setup=setup,
                 layouts=tuple(dict(layout) for layout in data["layouts"]),
                 actions=tuple(action_from_dict(a) for a in data["actions"]),
             )
@@ -95,9 +93,11 @@ def record_of(state: GameState) -> GameRecord:
 def states(record: GameRecord) -> Iterator[GameState]:
     """The state the record starts from, then the state after each recorded action."""
     if record.setup is not None:
+        setup = dict(record.setup)
         state, _ = start_from(
             record.variant,
-            record.setup,
+            setup.pop("pieces"),
+            **setup,
             seed=record.seed,
             host=record.host,
             options=record.options,

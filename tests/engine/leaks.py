@@ -1,7 +1,9 @@
 """An independent reading of RULES.md §8: which ranks a viewer may see, to audit views and events.
 
 ``Knowledge`` follows a game action by action from the true state and keeps its own record of
-scouting reveals; it shares no code with the engine's reveal bookkeeping.
+scouting reveals; it shares no code with the engine's reveal bookkeeping. The few public facts it
+reads from the state (who the banker is, which HQ a player raised its flag on, which pieces are
+face down) are themselves shown to everyone.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ OFFICERS = {
     "engineer",
     "missile",
 }
+PRE_PLAY = ("picking", "redealing", "bidding", "deploying")
 
 
 class Knowledge:
@@ -32,13 +35,22 @@ class Knowledge:
         self.scouted: dict[str, frozenset[int] | None] = {}  # station -> audience, None = all
         self.had_marshal: set[int] = set()
 
+    def start(self, state: GameState) -> None:
+        self.had_marshal = {
+            p.seat for p in state.board_position.pieces().values() if p.rank == "field_marshal"
+        }
+
     def may_see(self, state: GameState, viewer: int | None, station: str) -> bool:
         """Whether ``viewer`` may know the rank of the piece on ``station`` in ``state``."""
-        piece = state.board_position.piece_at(station)
+        position = state.board_position
+        piece = position.piece_at(station)
         assert piece is not None
         rules = state.rules
+        index = state.variant.board.station(station).index
         if state.phase == "finished" or rules.information == "open":
             return True
+        if state.flip is not None:  # 翻棋: face up is public, face down is nobody's
+            return not state.flip.face_down >> index & 1
         if viewer is not None and piece.seat == viewer:
             return True
         if (
@@ -47,30 +59,36 @@ class Knowledge:
             and state.teams[viewer] == state.teams[piece.seat]
         ):
             return True
-        if piece.rank == "flag" and rules.marshal_death_reveals_flag:
-            marshals = state.board_position.count(piece.seat, engine.Rank.FIELD_MARSHAL)
-            if marshals == 0 and piece.seat in self.had_marshal:
+        if piece.rank == "flag":
+            if state.variant.key == "sandayi" and piece.seat != state.deal.banker:
+                return True  # idle flags are shown at the start
+            no_marshal = position.count(piece.seat, engine.Rank.FIELD_MARSHAL) == 0
+            dealt = state.variant.key == "luanzhan"
+            if (
+                rules.marshal_death_reveals_flag
+                and no_marshal
+                and (dealt or piece.seat in self.had_marshal)
+            ):
                 return True
+        if state.watches and state.watches[piece.seat].raised == index:
+            return True  # a raised flag is marked for everyone
         if station in self.scouted:
             audience = self.scouted[station]
             return audience is None or viewer in audience
         return False
 
-    def start(self, state: GameState) -> None:
-        self.had_marshal = {
-            p.seat for p in state.board_position.pieces().values() if p.rank == "field_marshal"
-        }
-
     def after(self, before: GameState, action: engine.Action, after: GameState) -> None:
         """Follow ``action``: move scouting reveals with their pieces, add new ones."""
-        if not isinstance(action, engine.Move):
+        if before.phase != "playing" and after.phase == "playing":
+            self.start(after)
+        if not isinstance(action, engine.Move) or before.position is None:
             self._drop_missing(after)
             return
         attacker = before.board_position.piece_at(action.origin)
         defender = before.board_position.piece_at(action.target)
         assert attacker is not None
         moved = self.scouted.pop(action.origin, "none")
-        survivor = after.board_position.piece_at(action.target) if after.position else None
+        survivor = after.board_position.piece_at(action.target)
         if defender is not None and survivor != defender:
             self.scouted.pop(action.target, None)
         if moved != "none" and survivor is not None and survivor == attacker:
@@ -91,9 +109,8 @@ class Knowledge:
             )
             known = self.scouted.get(action.target, frozenset())
             # a piece scouted twice is known to both scouts' teams
-            self.scouted[action.target] = (
-                None if audience is None or known is None else known | audience
-            )
+            merged = None if audience is None or known is None else known | audience
+            self.scouted[action.target] = merged
         self._drop_missing(after)
 
     def _drop_missing(self, state: GameState) -> None:
@@ -118,26 +135,37 @@ def ranks_in(data: Any) -> list[str]:
 def check_view(knowledge: Knowledge, state: GameState, viewer: int | None) -> None:
     """Fail if the view of ``viewer`` shows a rank it may not see, or hides its own."""
     seen = engine.view(state, viewer)
-    if state.phase == "deploying":
-        assert ranks_in({k: v for k, v in seen.items() if k != "layout"}) == []
+    deal = seen.get("deal")
+    if deal is not None:
+        hand = state.deal.hands[viewer] if viewer is not None and state.deal.hands else None
+        expected = None if hand is None else len(hand)
+        assert (None if deal["hand"] is None else len(deal["hand"])) == expected
+    if state.phase in PRE_PLAY:
+        rest = {k: v for k, v in seen.items() if k not in ("layout", "deal")}
+        assert ranks_in(rest) == []
+        assert seen["layout"] is None or viewer is not None
+        if deal is not None:
+            assert ranks_in({k: v for k, v in deal.items() if k != "hand"}) == []
         return
     shown = 0
     for entry in seen["pieces"]:
         piece = state.board_position.piece_at(entry["station"])
-        assert piece is not None and piece.seat == entry["seat"]
+        assert piece is not None
+        if entry.get("face_down"):
+            assert set(entry) == {"station", "face_down"}, entry
+            continue
         if "rank" in entry:
             assert knowledge.may_see(state, viewer, entry["station"]), (viewer, entry)
             assert entry["rank"] == piece.rank
             shown += 1
         else:
-            assert piece.seat != viewer, "a seat always sees its own ranks"
+            assert piece.seat != viewer or state.flip is not None, "a seat sees its own ranks"
     if "legal_moves" in seen:
         assert viewer == state.to_move and viewer is not None
-        for origin in seen["legal_moves"]:
-            piece = state.board_position.piece_at(origin)
-            assert piece is not None and piece.seat == viewer
-    rest = {k: v for k, v in seen.items() if k not in ("pieces", "layouts", "legal_moves")}
+    rest = {k: v for k, v in seen.items() if k not in ("pieces", "layouts", "legal_moves", "deal")}
     assert ranks_in(rest) == [], rest
+    if deal is not None:
+        assert ranks_in({k: v for k, v in deal.items() if k != "hand"}) == []
     if state.phase != "finished":
         assert "layouts" not in seen
     assert len(ranks_in(seen["pieces"])) == shown
@@ -166,8 +194,9 @@ def check_events(
                     assert knowledge.may_see(before, viewer, action.target), (viewer, seen)
                     allowed.append(seen["defender_rank"])
             elif event.kind == "scouted" and "rank" in seen:
+                assert isinstance(action, engine.Move)
                 mode = before.rules.engineer_scouting
-                attacker = before.board_position.piece_at(action.origin)  # type: ignore[union-attr]
+                attacker = before.board_position.piece_at(action.origin)
                 assert attacker is not None
                 team = before.teams[attacker.seat]
                 ok = (
@@ -178,6 +207,14 @@ def check_events(
                 )
                 assert ok, (viewer, seen)
                 allowed.append(seen["rank"])
+            elif event.kind == "hand":
+                assert viewer == seen["seat"], (viewer, seen)
+                allowed += [p["rank"] for p in seen["pieces"]]
+            elif event.kind == "commander_died":
+                assert seen["rank"] in ("field_marshal", "supreme_marshal")
+                allowed.append(seen["rank"])
+            elif event.kind in ("flipped", "flag_raised"):
+                allowed.append(seen["rank"])  # turned face up, or marked as the flag, for all
             elif event.kind == "draft_saved":
                 assert viewer == seen["seat"]
             assert sorted(ranks_in(seen)) == sorted(allowed), (event.kind, viewer, seen)
