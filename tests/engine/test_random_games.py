@@ -58,10 +58,14 @@ def choose_action(state: GameState, rng: random.Random, now: float) -> engine.Ac
         seat = rng.choice([s for s in seats if s not in state.confirmed])
         if roll < 0.1:
             return engine.Deadline(now=state.deadline)
-        extra = {}
-        if state.variant.dealing is not None:
-            extra = {"hand": state.deal.hands[seat], "banker": seat == state.deal.banker}
-        layout = engine.auto_layout(state.variant.key, seat, rng.randrange(10**6), **extra)
+        hand = state.deal.hands[seat] if state.variant.dealing is not None else None
+        layout = engine.auto_layout(
+            state.variant.key,
+            seat,
+            rng.randrange(10**6),
+            hand=hand,
+            banker=seat == state.deal.banker,
+        )
         return engine.PlaceLayout(seat, layout, now=min(now, state.deadline))
     return play_action(state, rng, now, roll)
 
