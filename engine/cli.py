@@ -13,56 +13,69 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from engine.combat import resolve_combat
+from engine.actions import Action, Bid, Deadline, Flip, Move
 from engine.deployment import auto_layout, layout_problems
 from engine.errors import MalformedInput
-from engine.movement import legal_move_list, move_tables
+from engine.game import Phase, apply, moves_of, new_game
+from engine.movement import mask_ids, move_tables
 from engine.notation import format_layout, parse_layout
-from engine.pieces import CHINESE_NAME, Rank
-from engine.sampling import opening_position
+from engine.pieces import CHINESE_NAME
 from engine.variants import VARIANTS, get_variant
 
 
 def demo(variant: str, seed: int, plies: int) -> None:
+    """A whole game through the real state machine: every seat takes the defaults (automatic
+    layouts; in 三打一 the first bidder bids 1), then random legal moves, shown with all ranks."""
     v = get_variant(variant)
-    position = opening_position(variant, seed)
+    state = new_game(variant, seed=seed)
     print(f"{v.name} ({variant}): {len(v.board.stations)} stations, seats {list(v.seats)}")
-    for seat in v.seats:
-        layout = {s: p.rank for s, p in position.pieces().items() if p.seat == seat}
-        print(f"\nseat {seat} (team {v.teams[seat]}) deploys:")
-        print(format_layout(layout), end="")
+    print(f"deal commitment {state.commitment}")
+    while state.phase not in (Phase.PLAYING, Phase.FINISHED):
+        if state.phase == Phase.BIDDING and not any(state.deal.bids):
+            action: Action = Bid(min(state.deal.waiting), 1, now=state.deadline)
+        else:
+            action = Deadline(now=state.deadline)
+        state, events = apply(state, action)
+        for event in events:
+            if event.kind in ("colour_picked", "bid", "banker", "redealt"):
+                print(f"  {event.kind}: {dict(event.data)}")
+    board = v.board
+    for owner, layout in enumerate(state.layouts):
+        arm = {sid: p.rank for sid, p in layout.items() if board.station(sid).seat == owner}
+        print(f"\nseat {owner} (team {state.teams[owner]}) deploys:")
+        print(format_layout(arm), end="")
     rng = random.Random(seed)
-    hqs = move_tables(v.board).hqs
+    t = move_tables(board)
     print(f"\n{plies} random moves (ranks shown here; players would see only outcomes):")
-    seat = 0
     for ply in range(1, plies + 1):
-        moves = legal_move_list(position, seat, v.teams, v.rules.hq_lock)
-        if not moves:
-            print(f"{ply:3}. seat {seat} has no legal move")
+        seat = state.to_move
+        if seat is None:
             break
-        origin, target = rng.choice(moves)
+        moves = [(o, d) for o, m in moves_of(state, seat).items() for d in mask_ids(t, m)]
+        position = state.board_position
+        if state.flip is not None and state.flip.face_down and (not moves or rng.random() < 0.5):
+            station = rng.choice(mask_ids(t, state.flip.face_down))
+            piece = position.piece_at(station)
+            assert piece is not None
+            state, _ = apply(state, Flip(seat, station, now=state.deadline))
+            print(f"{ply:3}. seat {seat} flips {station}: {CHINESE_NAME[piece.rank]}")
+            continue
+        origin, target = rng.choice([(board.stations[o], d) for o, d in moves])
         attacker, defender = position.piece_at(origin), position.piece_at(target)
         assert attacker is not None
+        state, events = apply(state, Move(seat, origin, target, now=state.deadline))
         line = f"{ply:3}. seat {seat}: {CHINESE_NAME[attacker.rank]} {origin} -> {target}"
-        outcome = None
         if defender is not None:
-            outcome = resolve_combat(
-                attacker.rank,
-                defender.rank,
-                mine_trades=v.rules.mine_trades,
-                bomb_takes_flag=v.rules.bomb_takes_flag,
-                hq_dig=v.rules.hq_dig,
-                defender_in_hq=bool(hqs >> v.board.station(target).index & 1),
-            )
+            outcome = events[0].data["outcome"]
             line += f" attacks {CHINESE_NAME[defender.rank]} of seat {defender.seat}: {outcome}"
         print(line)
-        position = position.with_move(origin, target, outcome)
-        if defender is not None and defender.rank == Rank.FLAG:
-            print(f"     seat {defender.seat}'s flag is captured: its army leaves the board")
-            position = position.without_seat(defender.seat)
-        seat = (seat + 1) % len(v.seats)
-    counts = {s: len(legal_move_list(position, s, v.teams)) for s in v.seats}
-    print(f"\nlegal moves per seat now: {counts}")
+        for event in events:
+            if event.kind == "eliminated":
+                print(f"     seat {event.data['seat']} is out: {event.data['reason']}")
+    if state.result is not None:
+        print(f"\nthe game is over: {state.result.reason.value}, won by {state.result.winners}")
+    counts = {s: len(moves_of(state, s)) for s in v.seats}
+    print(f"\npieces with a legal move, per seat: {counts}")
 
 
 def check(path: Path, variant: str, seat: int) -> int:

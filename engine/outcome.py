@@ -32,6 +32,14 @@ class Elimination:
     order: int  # 1 for the first seat out
     at_move: int  # total moves made when it happened
 
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "reason": self.reason.value,
+            "victor": self.victor,
+            "order": self.order,
+            "at_move": self.at_move,
+        }
+
 
 class EndReason(StrEnum):
     ELIMINATION = "elimination"  # one side is left
@@ -85,14 +93,7 @@ class GameResult:
                     "outcome": r.outcome.value,
                     "points": r.points,
                     "moves": r.moves,
-                    "elimination": None
-                    if r.elimination is None
-                    else {
-                        "reason": r.elimination.reason.value,
-                        "victor": r.elimination.victor,
-                        "order": r.elimination.order,
-                        "at_move": r.elimination.at_move,
-                    },
+                    "elimination": None if r.elimination is None else r.elimination.to_dict(),
                 }
                 for r in self.seats
             ],

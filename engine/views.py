@@ -104,13 +104,7 @@ def _seat(state: GameState, seat: int) -> dict[str, Any]:
         "timeouts": s.timeouts,
         "moves": s.moves,
         "proposals_left": state.rules.draw_proposals - s.proposals,
-        "eliminated": None
-        if s.elimination is None
-        else {
-            "reason": s.elimination.reason.value,
-            "victor": s.elimination.victor,
-            "order": s.elimination.order,
-        },
+        "eliminated": None if s.elimination is None else s.elimination.to_dict(),
     }
     if state.watches:
         watch = state.watches[seat]

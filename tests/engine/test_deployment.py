@@ -10,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import engine
+from tests.engine.layouts import HAND
 
 # --- a hand-made legal layout and an independent reading of the rules ---------------------------
 
@@ -20,33 +21,6 @@ import engine
 #   团 ＋ 营 ＋ 师
 #   工 雷 旅 雷 团
 #   雷 旗 排 工 连
-HAND: dict[str, str] = {
-    "0:11": "lieutenant",
-    "0:12": "captain",
-    "0:13": "lieutenant",
-    "0:14": "captain",
-    "0:15": "major",
-    "0:21": "major_general",
-    "0:23": "engineer",
-    "0:25": "brigadier",
-    "0:31": "field_marshal",
-    "0:32": "bomb",
-    "0:34": "bomb",
-    "0:35": "general",
-    "0:41": "colonel",
-    "0:43": "major",
-    "0:45": "major_general",
-    "0:51": "engineer",
-    "0:52": "landmine",
-    "0:53": "brigadier",
-    "0:54": "landmine",
-    "0:55": "colonel",
-    "0:61": "landmine",
-    "0:62": "flag",
-    "0:63": "lieutenant",
-    "0:64": "engineer",
-    "0:65": "captain",
-}
 
 # RULES.md §1: the standard army of 25 pieces.
 ARMY = {

@@ -7,37 +7,10 @@ from collections.abc import Mapping
 import pytest
 
 import engine
+from tests.engine.layouts import HAND
 
 HEADER = "# junqi layout: row 1 (front) to row 6 (back), columns from the owner's left"
 
-# A hand-made legal layout for seat 0 and its text, written independently of the engine.
-HAND: dict[str, str] = {
-    "0:11": "lieutenant",
-    "0:12": "captain",
-    "0:13": "lieutenant",
-    "0:14": "captain",
-    "0:15": "major",
-    "0:21": "major_general",
-    "0:23": "engineer",
-    "0:25": "brigadier",
-    "0:31": "field_marshal",
-    "0:32": "bomb",
-    "0:34": "bomb",
-    "0:35": "general",
-    "0:41": "colonel",
-    "0:43": "major",
-    "0:45": "major_general",
-    "0:51": "engineer",
-    "0:52": "landmine",
-    "0:53": "brigadier",
-    "0:54": "landmine",
-    "0:55": "colonel",
-    "0:61": "landmine",
-    "0:62": "flag",
-    "0:63": "lieutenant",
-    "0:64": "engineer",
-    "0:65": "captain",
-}
 HAND_ROWS = """\
 排 连 排 连 营
 师 ＋ 工 ＋ 旅
