@@ -11,8 +11,9 @@ legal moves with combat (50-95 pieces left). For the side to move it times
 and, for scale, a seat's moves through the slow, literal reference generator of the test suite.
 Figures are medians over positions of the mean time per call, on one core.
 
-Then whole games: random playouts of every variant (auto layouts, uniformly random legal moves
-until the game ends, through ``engine.apply``): games per second and microseconds per ``apply``.
+Then whole games: random playouts of every variant through ``engine.apply`` (the defaults before
+play — automatic layouts, picks, bids — then uniformly random legal moves, or flips, until the
+game ends): games per second and microseconds per ``apply``.
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import engine
 from engine.movement import destination_mask, friendly_mask, move_tables
-from engine.sampling import random_position
+from engine.sampling import random_action, random_position
 from tests.engine.reference import reference_destinations
 
 # The fastest public pure-Python 四国 move generator we know of (DEVELOPERS' guide), same machine.
@@ -119,7 +120,7 @@ def main() -> None:
     )
 
     print(f"random playouts ({args.games} games per variant):")
-    for variant in ("siguo", "liangguo", "sanguo"):
+    for variant in sorted(engine.VARIANTS):
         start = time.perf_counter()
         played, in_apply = 0, 0.0
         for seed in range(args.games):
@@ -129,27 +130,23 @@ def main() -> None:
         elapsed = time.perf_counter() - start
         print(
             f"  {variant:<9} {args.games / elapsed:6.1f} games/s   "
-            f"{played / args.games:5.0f} moves/game   {in_apply / played * 1e6:6.1f} µs per apply"
+            f"{played / args.games:5.0f} actions/game   {in_apply / played * 1e6:6.1f} µs per apply"
         )
     print("target: at least 10 complete random 四国 games per second")
 
 
 def random_game(variant: str, seed: int) -> tuple[int, float]:
-    """Play one random game to its end; return its moves and the seconds spent in apply."""
+    """Play one random game to its end; return its actions and the seconds spent in apply."""
     rng = random.Random(seed)
     state = engine.new_game(variant, seed=seed)
-    for seat in state.variant.seats:
-        layout = engine.auto_layout(variant, seat, f"{seed}/{seat}")
-        state, _ = engine.apply(state, engine.PlaceLayout(seat, layout))
-    moves, in_apply = 0, 0.0
-    while state.to_move is not None:
-        seat = state.to_move
-        origin, target = rng.choice(engine.legal_move_list(state.board_position, seat, state.teams))
+    actions, in_apply = 0, 0.0
+    while state.phase != "finished":
+        action = random_action(state, rng)
         start = time.perf_counter()
-        state, _ = engine.apply(state, engine.Move(seat, origin, target))
+        state, _ = engine.apply(state, action)
         in_apply += time.perf_counter() - start
-        moves += 1
-    return moves, in_apply
+        actions += 1
+    return actions, in_apply
 
 
 def reference_seat(pieces: dict[str, tuple[int, str]], seat: int, teams: tuple[int, ...]) -> int:

@@ -13,13 +13,13 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from engine.actions import Action, Bid, Deadline, Flip, Move
+from engine.actions import Flip, Move
 from engine.deployment import auto_layout, layout_problems
 from engine.errors import MalformedInput
 from engine.game import Phase, apply, moves_of, new_game
-from engine.movement import mask_ids, move_tables
 from engine.notation import format_layout, parse_layout
 from engine.pieces import CHINESE_NAME
+from engine.sampling import random_action
 from engine.variants import VARIANTS, get_variant
 
 
@@ -30,12 +30,9 @@ def demo(variant: str, seed: int, plies: int) -> None:
     state = new_game(variant, seed=seed)
     print(f"{v.name} ({variant}): {len(v.board.stations)} stations, seats {list(v.seats)}")
     print(f"deal commitment {state.commitment}")
+    rng = random.Random(seed)
     while state.phase not in (Phase.PLAYING, Phase.FINISHED):
-        if state.phase == Phase.BIDDING and not any(state.deal.bids):
-            action: Action = Bid(min(state.deal.waiting), 1, now=state.deadline)
-        else:
-            action = Deadline(now=state.deadline)
-        state, events = apply(state, action)
+        state, events = apply(state, random_action(state, rng))
         for event in events:
             if event.kind in ("colour_picked", "bid", "banker", "redealt"):
                 print(f"  {event.kind}: {dict(event.data)}")
@@ -44,27 +41,23 @@ def demo(variant: str, seed: int, plies: int) -> None:
         arm = {sid: p.rank for sid, p in layout.items() if board.station(sid).seat == owner}
         print(f"\nseat {owner} (team {state.teams[owner]}) deploys:")
         print(format_layout(arm), end="")
-    rng = random.Random(seed)
-    t = move_tables(board)
     print(f"\n{plies} random moves (ranks shown here; players would see only outcomes):")
     for ply in range(1, plies + 1):
-        seat = state.to_move
-        if seat is None:
+        if state.to_move is None:
             break
-        moves = [(o, d) for o, m in moves_of(state, seat).items() for d in mask_ids(t, m)]
+        action = random_action(state, rng)
         position = state.board_position
-        if state.flip is not None and state.flip.face_down and (not moves or rng.random() < 0.5):
-            station = rng.choice(mask_ids(t, state.flip.face_down))
-            piece = position.piece_at(station)
+        state, events = apply(state, action)
+        if isinstance(action, Flip):
+            piece = position.piece_at(action.station)
             assert piece is not None
-            state, _ = apply(state, Flip(seat, station, now=state.deadline))
-            print(f"{ply:3}. seat {seat} flips {station}: {CHINESE_NAME[piece.rank]}")
+            print(f"{ply:3}. seat {action.seat} flips {action.station}: {CHINESE_NAME[piece.rank]}")
             continue
-        origin, target = rng.choice([(board.stations[o], d) for o, d in moves])
-        attacker, defender = position.piece_at(origin), position.piece_at(target)
+        assert isinstance(action, Move)
+        attacker, defender = position.piece_at(action.origin), position.piece_at(action.target)
         assert attacker is not None
-        state, events = apply(state, Move(seat, origin, target, now=state.deadline))
-        line = f"{ply:3}. seat {seat}: {CHINESE_NAME[attacker.rank]} {origin} -> {target}"
+        line = f"{ply:3}. seat {action.seat}: {CHINESE_NAME[attacker.rank]} "
+        line += f"{action.origin} -> {action.target}"
         if defender is not None:
             outcome = events[0].data["outcome"]
             line += f" attacks {CHINESE_NAME[defender.rank]} of seat {defender.seat}: {outcome}"

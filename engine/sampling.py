@@ -1,17 +1,20 @@
-"""Seeded random positions for tests, benchmarks and demos.
+"""Seeded randomness for tests, benchmarks and demos.
 
 ``random_position`` deploys every seat with ``auto_layout`` and plays random legal moves in turn
 order, resolving combat with the variant's options; a seat whose flag falls loses its pieces.
-It is not a game (no clocks, draws or skips): the game state machine lives elsewhere.
+It is a quick way to many positions, not a game (no clocks, draws or skips). ``random_action``
+drives a real game (``engine.game``) with random legal actions.
 """
 
 from __future__ import annotations
 
 import random
 
+from engine.actions import Action, Bid, Deadline, Flip, Move
 from engine.combat import resolve_combat
 from engine.deployment import auto_layout
-from engine.movement import legal_move_list, move_tables
+from engine.game import GameState, Phase, moves_of
+from engine.movement import legal_move_list, mask_ids, move_tables
 from engine.pieces import Rank
 from engine.position import Position
 from engine.variants import get_variant
@@ -61,3 +64,21 @@ def random_position(variant: str, seed: int | str, plies: int) -> tuple[Position
             position = position.without_seat(defender.seat)
         seat = (seat + 1) % len(v.seats)
     return position, seat
+
+
+def random_action(state: GameState, rng: random.Random) -> Action:
+    """A random legal action for any game, at its deadline's time: the defaults before play
+    (automatic layouts and picks, no redeal; in 三打一 the first bidder bids 1, the others
+    pass), then a random legal move (翻棋: or a flip)."""
+    if state.phase == Phase.BIDDING and not any(state.deal.bids):
+        return Bid(min(state.deal.waiting), 1, now=state.deadline)
+    if state.phase != Phase.PLAYING:
+        return Deadline(now=state.deadline)
+    seat = state.to_move
+    assert seat is not None
+    t = move_tables(state.variant.board)
+    moves = [(o, d) for o, m in moves_of(state, seat).items() for d in mask_ids(t, m)]
+    if state.flip is not None and state.flip.face_down and (not moves or rng.random() < 0.5):
+        return Flip(seat, rng.choice(mask_ids(t, state.flip.face_down)), now=state.deadline)
+    origin, target = rng.choice(moves)
+    return Move(seat, state.variant.board.stations[origin], target, now=state.deadline)
