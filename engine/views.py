@@ -52,13 +52,16 @@ def view(state: GameState, viewer: int | None) -> dict[str, Any]:
         draft = state.drafts[viewer] if viewer is not None else None
         out["layout"] = dict(draft) if draft is not None else None
         return out
-    position = state.board_position
+    if state.position is None:  # the game ended before play began (an escape)
+        out["pieces"] = []
+        return out
+    position = state.position
     pieces = []
     for index, piece in enumerate(position.cells):
         if piece is None:
             continue
         entry: dict[str, Any] = {"station": board.stations[index]}
-        if state.flip is not None and state.flip.face_down >> index & 1:
+        if state.flip is not None and state.flip.face_down >> index & 1 and not finished:
             entry["face_down"] = True
         else:
             entry["seat"] = _owner(state, piece.seat)
