@@ -522,9 +522,14 @@ class _Game:
         self.deadline = now + self.rules.move_seconds
         self.emit("picking", deal=self.deal.number, order=list(order), deadline=self.deadline)
 
+    def check_in_time(self, now: float) -> None:
+        if now > self.deadline:
+            raise IllegalAction(f"the time for this ran out at {self.deadline}")
+
     def pick_colour(self, a: PickColour) -> None:
         self.require(Phase.PICKING)
         self.check_seat(a.seat)
+        self.check_in_time(a.now)
         if a.seat not in self.deal.waiting:
             raise NotYourTurn(f"it is seat {min(self.deal.waiting)}'s turn to pick")
         if isinstance(a.colour, bool) or a.colour not in range(len(self.seats)):
@@ -565,6 +570,7 @@ class _Game:
     def answer_redeal(self, a: AnswerRedeal) -> None:
         self.require(Phase.REDEALING)
         self.check_seat(a.seat)
+        self.check_in_time(a.now)
         if a.seat not in self.deal.waiting:
             raise IllegalAction(f"seat {a.seat} has already answered")
         hand = self.deal.hands[a.seat]
@@ -612,6 +618,7 @@ class _Game:
     def bid(self, a: Bid) -> None:
         self.require(Phase.BIDDING)
         self.check_seat(a.seat)
+        self.check_in_time(a.now)
         if a.seat not in self.deal.waiting:
             raise NotYourTurn(f"it is seat {min(self.deal.waiting)}'s turn to bid")
         if isinstance(a.level, bool) or a.level not in (0, 1, 2, 3):
@@ -639,10 +646,17 @@ class _Game:
             return
         banker = bids.index(top)
         dealt = deal_sandayi(self.seed, self.deal.number)
+        # Every piece plays in its holder's colour: dealt colours would tell the specials and
+        # the extra 排长 (which have none) from the rest [decision].
         hands = tuple(
-            (*hand, *dealt.kept)
-            if s == banker
-            else (*hand, *[(Rank.LIEUTENANT, None)] * IDLE_LIEUTENANTS)
+            tuple(
+                (rank, None)
+                for rank, _ in (
+                    (*hand, *dealt.kept)
+                    if s == banker
+                    else (*hand, *[(Rank.LIEUTENANT, None)] * IDLE_LIEUTENANTS)
+                )
+            )
             for s, hand in enumerate(dealt.hands)
         )
         self.deal = dataclasses.replace(
@@ -678,7 +692,7 @@ class _Game:
         if a.seat in self.confirmed:
             raise IllegalAction(f"seat {a.seat} has already confirmed its layout")
         if a.now > self.deadline:
-            raise IllegalAction("the deployment time is over")
+            raise IllegalAction(f"the deployment time ran out at {self.deadline}")
         if not isinstance(a.layout, Mapping) or not all(
             isinstance(k, str) and isinstance(v, str) for k, v in a.layout.items()
         ):
@@ -1006,8 +1020,10 @@ class _Game:
         self.require(Phase.PLAYING)
         self.check_seat(a.seat)
         watch = self.watches[a.seat]
-        if watch.raise_by is None:
+        if watch.raise_by is None or not self.alive(a.seat):
             raise IllegalAction(f"seat {a.seat} has no flag to raise")
+        if a.now > watch.raise_by:
+            raise IllegalAction(f"the time to raise the flag ran out at {watch.raise_by}")
         index = self.variant.board.station(a.station).index
         if index not in watch.hqs or index in watch.taken:
             raise IllegalAction(f"{a.station} is not one of seat {a.seat}'s HQs still held")
@@ -1052,10 +1068,13 @@ class _Game:
         seat: int,
         reason: EliminationReason,
         victor: int | None,
-        ends_as: EndReason = EndReason.ELIMINATION,
+        decide: bool = True,
     ) -> None:
+        """Take the seat out; unless ``decide`` is False, end the game if that decides it."""
         order = 1 + sum(not s.alive for s in self.seats)
         self.set_seat(seat, elimination=Elimination(reason, victor, order, self.total_moves))
+        if self.watches and self.watches[seat].raise_by is not None:
+            self.watches[seat] = dataclasses.replace(self.watches[seat], raise_by=None)
         mine = self.piece_seat(seat)
         if self.position is not None and mine is not None and self.flip is None:
             gone = {i for i, p in _cells(self.pos) if p.seat == mine}
@@ -1065,9 +1084,9 @@ class _Game:
         if self.proposal is not None:
             self.proposal = None
             self.emit("proposal_cancelled", reason="a player was eliminated")
-        winners = self.decided()
+        winners = self.decided() if decide else None
         if winners is not None:
-            self.finish(ends_as, winners)
+            self.finish(EndReason.ELIMINATION, winners)
 
     def decided(self) -> tuple[int, ...] | None:
         """The winning seats once the game is decided, else None."""
@@ -1228,19 +1247,19 @@ class _Game:
 
     def declare_escape(self, seat: int, now: float) -> None:
         """逃跑 (RULES.md §11): out at once, then the variant's escape rule."""
-        self.eliminate(seat, EliminationReason.ESCAPE, None, ends_as=EndReason.ESCAPE)
-        if self.phase != Phase.PLAYING:
-            return
+        self.eliminate(seat, EliminationReason.ESCAPE, None, decide=False)
         team = self.teams[seat]
         opponents = tuple(s for s, t in enumerate(self.teams) if t != team)
         rule = self.rules.escape_rule
         if rule == EscapeRule.QQ:
-            # the opponents win only if the escaper's side is out
+            # the game ends; the opponents win only if the escaper's side is out
             self.finish(EndReason.ESCAPE, () if self.team_alive(team) else opponents)
         elif rule == EscapeRule.LIANZHONG:
-            # the opponents win once 15 full rounds have been played
+            # the game ends; the opponents win only after 15 full rounds
             rounds = self.total_moves // len(self.seats)
             self.finish(EndReason.ESCAPE, opponents if rounds >= LIANZHONG_ROUNDS else ())
+        elif (winners := self.decided()) is not None:
+            self.finish(EndReason.ESCAPE, winners)
         else:
             self.after_elimination_outside_move(seat, now)
 

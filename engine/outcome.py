@@ -178,6 +178,8 @@ def _sandayi_points(
     if reason.is_draw:
         out = sum(eliminations[s] is not None for s in idles)
         idle_gain = {(2, 0): 1, (3, 1): 1, (3, 0): 2}.get((n, out), 0)
+    elif not winners:  # an escape ended the game before it was decided: only the escaper pays
+        idle_gain = 0
     else:
         idle_gain = -n if banker in winners else n
     points = [idle_gain] * len(eliminations)

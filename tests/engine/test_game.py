@@ -77,7 +77,7 @@ def test_the_deploy_deadline_completes_drafts_automatically() -> None:
     state, _ = act(state, PlaceLayout(1, draft, confirm=False, now=6.0))
     with pytest.raises(engine.IllegalAction, match="runs until 90"):
         act(state, Deadline(now=60.0))
-    with pytest.raises(engine.IllegalAction, match="over"):
+    with pytest.raises(engine.IllegalAction, match="ran out at 90"):
         act(state, PlaceLayout(2, engine.auto_layout("siguo", 2, 3), now=91.0))
     state, events = act(state, Deadline(now=90.0))
     assert kinds(events).count("auto_deployed") == 3
