@@ -44,9 +44,9 @@ from engine.deployment import (
     deployment_problems,
     layout_problems,
 )
-from engine.errors import EngineError, IllegalAction, MalformedInput, NotYourTurn
+from engine.errors import EngineError, IllegalAction, IllegalLayout, MalformedInput, NotYourTurn
 from engine.events import Event
-from engine.game import GameState, IllegalLayout, Phase, apply, new_game, start_from
+from engine.game import apply, new_game, start_from
 from engine.movement import destinations, legal_move_list, legal_moves
 from engine.notation import format_layout, parse_layout
 from engine.outcome import (
@@ -61,6 +61,7 @@ from engine.outcome import (
 from engine.pieces import CHINESE_NAME, STANDARD_ARMY, Piece, Rank
 from engine.position import Position
 from engine.records import GameRecord, record_of, replay, state_after, states
+from engine.state import GameState, Phase
 from engine.variants import (
     VARIANTS,
     EscapeRule,

@@ -16,10 +16,11 @@ from pathlib import Path
 from engine.actions import Flip, Move
 from engine.deployment import auto_layout, layout_problems
 from engine.errors import MalformedInput
-from engine.game import Phase, apply, moves_of, new_game
+from engine.game import apply, moves_of, new_game
 from engine.notation import format_layout, parse_layout
 from engine.pieces import CHINESE_NAME
 from engine.sampling import random_action
+from engine.state import Phase
 from engine.variants import VARIANTS, get_variant
 
 

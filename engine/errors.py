@@ -1,5 +1,7 @@
 """Typed engine errors: malformed input, illegal actions, acting out of turn."""
 
+from typing import Any
+
 
 class EngineError(Exception):
     """Base of every error the engine raises on purpose."""
@@ -15,3 +17,11 @@ class IllegalAction(EngineError):
 
 class NotYourTurn(IllegalAction):
     """A seat tried to act when it is not its turn."""
+
+
+class IllegalLayout(IllegalAction):
+    """A confirmed layout breaks the deployment rules; ``problems`` lists them all."""
+
+    def __init__(self, message: str, problems: list[Any]) -> None:
+        super().__init__(message)
+        self.problems = problems

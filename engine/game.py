@@ -1,23 +1,23 @@
 """The game state machine (RULES.md §5-§9): dealing → deploying → playing → finished.
 
-``new_game`` makes a state, ``apply(state, action)`` returns the next state and the events that
-happened. States are immutable; ``apply`` works on a private mutable copy (``_Game``) and freezes
-it. Every illegal or malformed action raises a typed error (``engine.errors``) and changes nothing.
-Time is passed in with each action; the engine never reads a clock.
+``new_game`` makes a state (``engine.state``), ``apply(state, action)`` returns the next state and
+the events that happened. States are immutable; ``apply`` works on a private mutable copy
+(``_Game``) and freezes it. Every illegal or malformed action raises a typed error
+(``engine.errors``) and changes nothing. Time is passed in with each action; the engine never
+reads a clock.
 
-Variants are data (``engine.variants``) plus a few hooks here: the dealt variants' phases before
-deployment (乱战's colour pick and redeal, 三打一's bidding), 乱战's flag regimes (both-HQ rules,
-raising the flag), 三打一's contract, and 翻棋's face-down pieces, flips and flag carry.
+Variants are data (``engine.variants``) plus a few hooks: the dealt variants' phases before
+deployment (``engine.pregame``), 乱战's flag regimes (both-HQ rules, raising the flag) and
+三打一's contract here, and 翻棋's face-down pieces, flips and flag carry (``engine.fanqi``).
 """
 
 from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
-from enum import StrEnum
 from typing import Any
 
+from engine import fanqi, pregame
 from engine.actions import (
     Action,
     AnswerProposal,
@@ -35,191 +35,31 @@ from engine.actions import (
     Timeout,
 )
 from engine.combat import Outcome, resolve_combat, scouting_reveals
-from engine.deal import (
-    IDLE_LIEUTENANTS,
-    DealtPiece,
-    commitment,
-    deal_fanqi,
-    deal_luanzhan,
-    deal_sandayi,
-    seeded_rng,
-)
+from engine.deal import seeded_rng
 from engine.deployment import auto_layout, layout_pieces, layout_problems, split_key
-from engine.errors import IllegalAction, MalformedInput, NotYourTurn
+from engine.errors import IllegalAction, IllegalLayout, MalformedInput, NotYourTurn
 from engine.events import Audience, Event
 from engine.movement import destination_mask, friendly_mask, legal_moves, move_tables
-from engine.outcome import Elimination, EliminationReason, EndReason, GameResult, score
-from engine.pieces import OFFICER_STRENGTH, Piece, Rank, parse_rank
+from engine.outcome import Elimination, EliminationReason, EndReason, score
+from engine.pieces import Piece, Rank, parse_rank, piece_key
 from engine.position import Position
+from engine.state import (
+    DealState,
+    FlagWatch,
+    FlipState,
+    GameState,
+    Phase,
+    Proposal,
+    Reveals,
+    SeatState,
+)
 from engine.variants import (
     EscapeRule,
     Information,
-    RuleOptions,
     Scouting,
     TurnDirection,
-    Variant,
     get_variant,
 )
-
-
-class Phase(StrEnum):
-    PICKING = "picking"  # 乱战: engineer colours are picked
-    REDEALING = "redealing"  # 乱战: weak hands may ask for a redeal
-    BIDDING = "bidding"  # 三打一
-    DEPLOYING = "deploying"
-    PLAYING = "playing"
-    FINISHED = "finished"
-
-
-class IllegalLayout(IllegalAction):
-    """A confirmed layout breaks the deployment rules; ``problems`` lists them all."""
-
-    def __init__(self, message: str, problems: list[Any]) -> None:
-        super().__init__(message)
-        self.problems = problems
-
-
-@dataclass(frozen=True, slots=True)
-class SeatState:
-    skips: int = 0  # forfeited turns: timeouts and forced skips (RULES.md §6.2)
-    timeouts: int = 0
-    moves: int = 0
-    proposals: int = 0  # draw proposals (三打一: and surrender requests) made
-    elimination: Elimination | None = None
-
-    @property
-    def alive(self) -> bool:
-        return self.elimination is None
-
-
-@dataclass(frozen=True, slots=True)
-class Proposal:
-    """A pending draw proposal, or a surrender waiting for the partners' consent."""
-
-    kind: str  # "draw" | "surrender"
-    seat: int
-    waiting: frozenset[int]  # seats that have not answered yet
-
-
-@dataclass(frozen=True, slots=True)
-class Reveals:
-    """Ranks made visible by the rules (flag reveals, scouting), by station index."""
-
-    public: frozenset[int] = frozenset()
-    private: frozenset[tuple[int, int]] = frozenset()  # (station index, seat that sees it)
-
-    def after_move(self, origin: int, target: int, outcome: Outcome | None) -> Reveals:
-        """Reveals follow their piece; a removed piece takes its reveals with it."""
-
-        def moved(index: int) -> int | None:
-            if index == origin:
-                return target if outcome in (None, Outcome.ATTACKER) else None
-            if index == target and outcome in (Outcome.ATTACKER, Outcome.BOTH):
-                return None
-            return index
-
-        public = {m for i in self.public if (m := moved(i)) is not None}
-        private = {(m, s) for i, s in self.private if (m := moved(i)) is not None}
-        return Reveals(frozenset(public), frozenset(private))
-
-    def without(self, indices: set[int]) -> Reveals:
-        return Reveals(
-            self.public - indices, frozenset(p for p in self.private if p[0] not in indices)
-        )
-
-    def with_public(self, index: int) -> Reveals:
-        return Reveals(self.public | {index}, self.private)
-
-
-@dataclass(frozen=True, slots=True)
-class DealState:
-    """The dealt variants' state before play: hands, picks, redeals, bids, the banker."""
-
-    number: int = 0  # deals so far (redeals included)
-    hands: tuple[tuple[DealtPiece, ...] | None, ...] = ()  # each seat's pieces, once known
-    order: tuple[int, ...] = ()  # who picks (乱战) or bids (三打一), in order
-    picks: tuple[int | None, ...] = ()  # 乱战: the colour each seat picked
-    bids: tuple[int | None, ...] = ()  # 三打一: each seat's bid (0 passes)
-    redeals: int = 0
-    redeal_asked: bool = False
-    waiting: frozenset[int] = frozenset()  # seats whose decision is due
-    banker: int | None = None
-    contract: int = 0
-
-
-@dataclass(frozen=True, slots=True)
-class FlagWatch:
-    """How a seat can lose by its flag (RULES.md §7, §9.2 step 5): the flags it started with,
-    its HQs and which of them the enemy took, and the flag raised after the last 司令 died."""
-
-    flags: frozenset[int] = frozenset()  # stations holding the seat's flags at the start
-    hqs: frozenset[int] = frozenset()
-    taken: frozenset[int] = frozenset()  # flag or HQ stations whose occupant an enemy removed
-    can_raise: bool = False  # no flag but a 司令: the flag is raised when the last one dies
-    raised: int | None = None
-    raise_by: float | None = None  # deadline of a pending choice
-
-    def lost(self) -> bool:
-        if len(self.flags) == 1:
-            return bool(self.flags & self.taken)
-        if self.flags:
-            return self.flags <= self.taken
-        if self.raised is not None:
-            return self.raised in self.taken
-        if self.can_raise:  # while a 司令 lives (or the choice is pending) either HQ counts
-            return bool(self.hqs & self.taken)
-        return self.hqs <= self.taken
-
-
-@dataclass(frozen=True, slots=True)
-class FlipState:
-    """翻棋: which pieces are face down, who plays which colour, the flag carry."""
-
-    face_down: int = 0  # mask of face-down stations
-    colours: tuple[int, ...] | None = None  # colour played by each seat, once assigned
-    carrier: int | None = None  # station of the piece carrying its own flag
-    mines_dug: tuple[int, int] = (0, 0)  # by colour: opponent landmines its engineers dug
-
-
-@dataclass(frozen=True, slots=True)
-class GameState:
-    variant: Variant
-    rules: RuleOptions
-    seed: str
-    host: int  # 桌主
-    first: int  # who moves first: the host (三打一: the banker)
-    created_at: float
-    setup: Mapping[str, Any] | None  # the arguments of start_from, for a set-up game
-    teams: tuple[int, ...]  # team id of each seat
-    phase: Phase
-    deadline: float  # of the current phase's decision, then of the current turn
-    deal: DealState
-    drafts: tuple[Mapping[str, str] | None, ...]  # layouts being edited while deploying
-    confirmed: frozenset[int]  # seats that confirmed their layout (出征)
-    layouts: tuple[Mapping[str, Piece], ...]  # the pieces each seat started play with
-    position: Position | None
-    to_move: int | None
-    seats: tuple[SeatState, ...]
-    started_at: float | None  # when play began
-    total_moves: int
-    quiet_moves: int  # moves in a row without combat
-    reveals: Reveals
-    watches: tuple[FlagWatch, ...]
-    flip: FlipState | None
-    proposal: Proposal | None
-    result: GameResult | None
-    log: tuple[Action, ...]  # every action applied
-
-    @property
-    def board_position(self) -> Position:
-        if self.position is None:
-            raise IllegalAction("the game has not started")
-        return self.position
-
-    @property
-    def commitment(self) -> str:
-        """The hash of the seed, published before the deal (``engine.deal.verify``)."""
-        return commitment(self.seed)
 
 
 def new_game(
@@ -267,11 +107,11 @@ def new_game(
     )
     game = _Game(state)
     if v.dealing == "luanzhan":
-        game.start_picking(now)
+        pregame.start_picking(game, now)
     elif v.dealing == "sandayi":
-        game.start_bidding(now)
+        pregame.start_bidding(game, now)
     elif v.dealing == "fanqi":
-        game.start_fanqi(now)
+        fanqi.start(game, now)
     return game.freeze()
 
 
@@ -381,19 +221,8 @@ def moves_of(state: GameState, seat: int) -> dict[int, int]:
     if state.phase != Phase.PLAYING or state.position is None:
         return {}
     if state.flip is not None:
-        return _Game(state).fanqi_moves(seat)
+        return fanqi.moves(_Game(state), seat)
     return legal_moves(state.position, seat, state.teams, state.rules.hq_lock)
-
-
-def has_live_pieces(position: Position, seat: int) -> bool:
-    """Whether the seat still has a piece that is not a landmine, flag or fortress."""
-    return bool(position.seat_masks[seat] & position.mobile)
-
-
-def hand_is_weak(hand: tuple[DealtPiece, ...]) -> bool:
-    """乱战: no officer above 旅长 in the hand as dealt, so it may ask for a redeal."""
-    strong = {Rank.FIELD_MARSHAL, Rank.GENERAL, Rank.MAJOR_GENERAL}
-    return not any(rank in strong for rank, _ in hand)
 
 
 class _Game:
@@ -504,176 +333,6 @@ class _Game:
         pieces = [{"rank": r.value, "army": seat if a is None else a} for r, a in hand]
         self.emit("hand", audience=frozenset({seat}), seat=seat, pieces=pieces)
 
-    # --- 乱战: colour pick and redeal -----------------------------------------------------------
-
-    def start_picking(self, now: float) -> None:
-        n = len(self.seats)
-        turn = [(self.host + k * self.step) % n for k in range(n)]
-        order = tuple(reversed(turn[1:]))  # the last mover picks first; the host gets the rest
-        self.deal = dataclasses.replace(
-            self.deal,
-            order=order,
-            picks=(None,) * n,
-            hands=(None,) * n,
-            waiting=frozenset({order[0]}),
-            redeal_asked=False,
-        )
-        self.phase = Phase.PICKING
-        self.deadline = now + self.rules.move_seconds
-        self.emit("picking", deal=self.deal.number, order=list(order), deadline=self.deadline)
-
-    def check_in_time(self, now: float) -> None:
-        if now > self.deadline:
-            raise IllegalAction(f"the time for this ran out at {self.deadline}")
-
-    def pick_colour(self, a: PickColour) -> None:
-        self.require(Phase.PICKING)
-        self.check_seat(a.seat)
-        self.check_in_time(a.now)
-        if a.seat not in self.deal.waiting:
-            raise NotYourTurn(f"it is seat {min(self.deal.waiting)}'s turn to pick")
-        if isinstance(a.colour, bool) or a.colour not in range(len(self.seats)):
-            raise MalformedInput(f"no colour {a.colour!r}")
-        if a.colour in self.deal.picks:
-            raise IllegalAction(f"colour {a.colour} is taken")
-        self.record_pick(a.seat, a.colour, a.now)
-
-    def record_pick(self, seat: int, colour: int, now: float) -> None:
-        picks = list(self.deal.picks)
-        picks[seat] = colour
-        self.emit("colour_picked", seat=seat, colour=colour)
-        done = [s for s in self.deal.order if picks[s] is not None]
-        if len(done) < len(self.deal.order):
-            nxt = self.deal.order[len(done)]
-            self.deal = dataclasses.replace(self.deal, picks=tuple(picks), waiting=frozenset({nxt}))
-            self.deadline = now + self.rules.move_seconds
-            return
-        last = next(c for c in range(len(self.seats)) if c not in picks)
-        picks[self.host] = last
-        self.emit("colour_picked", seat=self.host, colour=last)
-        dealt = deal_luanzhan(self.seed, self.deal.number)
-        hands = tuple(dealt.hand_for(c) for c in picks if c is not None)
-        self.deal = dataclasses.replace(
-            self.deal, picks=tuple(picks), hands=hands, waiting=frozenset()
-        )
-        for s in self.variant.seats:
-            self.send_hand(s)
-        if self.deal.redeals < self.rules.redeals:
-            # Everyone answers, so that nobody learns whose hand is weak.
-            self.deal = dataclasses.replace(self.deal, waiting=frozenset(self.variant.seats))
-            self.phase = Phase.REDEALING
-            self.deadline = now + self.rules.move_seconds
-            self.emit("redeal_window", deadline=self.deadline)
-        else:
-            self.start_deploying(now)
-
-    def answer_redeal(self, a: AnswerRedeal) -> None:
-        self.require(Phase.REDEALING)
-        self.check_seat(a.seat)
-        self.check_in_time(a.now)
-        if a.seat not in self.deal.waiting:
-            raise IllegalAction(f"seat {a.seat} has already answered")
-        hand = self.deal.hands[a.seat]
-        assert hand is not None
-        if a.redeal and not hand_is_weak(hand[1:]):
-            raise IllegalAction("a redeal needs a hand without 司令, 军长 or 师长")
-        self.deal = dataclasses.replace(
-            self.deal,
-            waiting=self.deal.waiting - {a.seat},
-            redeal_asked=self.deal.redeal_asked or a.redeal,
-        )
-        self.emit("redeal_answered", seat=a.seat)
-        if not self.deal.waiting:
-            self.close_redeal(a.now)
-
-    def close_redeal(self, now: float) -> None:
-        if self.deal.redeal_asked:
-            self.deal = DealState(number=self.deal.number + 1, redeals=self.deal.redeals + 1)
-            self.emit("redealt", deal=self.deal.number)
-            self.start_picking(now)
-        else:
-            self.start_deploying(now)
-
-    # --- 三打一: bidding --------------------------------------------------------------------------
-
-    def start_bidding(self, now: float) -> None:
-        n = len(self.seats)
-        number = self.deal.number
-        first = (self.host + number * self.step) % n  # rotates with every deal and redeal
-        order = tuple((first + k * self.step) % n for k in range(n))
-        dealt = deal_sandayi(self.seed, number)
-        self.deal = DealState(
-            number=number,
-            hands=dealt.hands,
-            order=order,
-            bids=(None,) * n,
-            waiting=frozenset({first}),
-        )
-        self.phase = Phase.BIDDING
-        self.deadline = now + self.rules.move_seconds
-        self.emit("bidding", deal=number, order=list(order), deadline=self.deadline)
-        for s in self.variant.seats:
-            self.send_hand(s)
-
-    def bid(self, a: Bid) -> None:
-        self.require(Phase.BIDDING)
-        self.check_seat(a.seat)
-        self.check_in_time(a.now)
-        if a.seat not in self.deal.waiting:
-            raise NotYourTurn(f"it is seat {min(self.deal.waiting)}'s turn to bid")
-        if isinstance(a.level, bool) or a.level not in (0, 1, 2, 3):
-            raise MalformedInput("a bid is 0 (pass), 1, 2 or 3")
-        top = max((b for b in self.deal.bids if b is not None), default=0)
-        if a.level and a.level <= top:
-            raise IllegalAction(f"a bid must be higher than {top}")
-        self.record_bid(a.seat, a.level, a.now)
-
-    def record_bid(self, seat: int, level: int, now: float) -> None:
-        bids = list(self.deal.bids)
-        bids[seat] = level
-        self.emit("bid", seat=seat, level=level)
-        done = sum(b is not None for b in bids)
-        if level < 3 and done < len(self.seats):
-            nxt = self.deal.order[done]
-            self.deal = dataclasses.replace(self.deal, bids=tuple(bids), waiting=frozenset({nxt}))
-            self.deadline = now + self.rules.move_seconds
-            return
-        top = max(b or 0 for b in bids)
-        if top == 0:
-            self.deal = DealState(number=self.deal.number + 1)
-            self.emit("redealt", deal=self.deal.number)
-            self.start_bidding(now)
-            return
-        banker = bids.index(top)
-        dealt = deal_sandayi(self.seed, self.deal.number)
-        # Every piece plays in its holder's colour: dealt colours would tell the specials and
-        # the extra 排长 (which have none) from the rest [decision].
-        hands = tuple(
-            tuple(
-                (rank, None)
-                for rank, _ in (
-                    (*hand, *dealt.kept)
-                    if s == banker
-                    else (*hand, *[(Rank.LIEUTENANT, None)] * IDLE_LIEUTENANTS)
-                )
-            )
-            for s, hand in enumerate(dealt.hands)
-        )
-        self.deal = dataclasses.replace(
-            self.deal,
-            bids=tuple(bids),
-            hands=hands,
-            waiting=frozenset(),
-            banker=banker,
-            contract=top,
-        )
-        self.teams = tuple(0 if s == banker else 1 for s in self.variant.seats)
-        self.first = banker  # the banker moves first
-        self.emit("banker", seat=banker, contract=top)
-        for s in self.variant.seats:
-            self.send_hand(s)
-        self.start_deploying(now)
-
     # --- deployment ---------------------------------------------------------------------------
 
     def start_deploying(self, now: float) -> None:
@@ -722,14 +381,14 @@ class _Game:
             seat = min(self.deal.waiting)
             free = [c for c in range(len(self.seats)) if c not in self.deal.picks]
             colour = seeded_rng(self.seed, "pick", self.deal.number, seat).choice(free)
-            self.record_pick(seat, colour, a.now)
+            pregame.record_pick(self, seat, colour, a.now)
         elif self.phase == Phase.REDEALING:
             for seat in sorted(self.deal.waiting):
                 self.emit("redeal_answered", seat=seat)
             self.deal = dataclasses.replace(self.deal, waiting=frozenset())
-            self.close_redeal(a.now)
+            pregame.close_redeal(self, a.now)
         elif self.phase == Phase.BIDDING:
-            self.record_bid(min(self.deal.waiting), 0, a.now)
+            pregame.record_bid(self, min(self.deal.waiting), 0, a.now)
         else:
             for seat in self.variant.seats:
                 if seat not in self.confirmed:
@@ -770,19 +429,19 @@ class _Game:
             first=self.first,
             pieces=[
                 {"station": board.stations[i], "seat": p.seat, "army": p.colour}
-                for i, p in _cells(self.pos)
+                for i, p in self.pos.indexed()
             ],
         )
         for seat in self.variant.seats:
             self.reveal_flags_at_start(seat)
         for seat in self.variant.seats:  # possible only in set-up positions
-            if self.phase == Phase.PLAYING and not has_live_pieces(self.pos, seat):
+            if self.phase == Phase.PLAYING and not self.pos.has_live_pieces(seat):
                 self.eliminate(seat, EliminationReason.NO_LIVE_PIECES, None)
         self.begin_turn(self.first, now)
 
     def flag_watch(self, seat: int) -> FlagWatch:
         board = self.variant.board
-        mine = [(i, p) for i, p in _cells(self.pos) if p.seat == seat]
+        mine = [(i, p) for i, p in self.pos.indexed() if p.seat == seat]
         hqs = frozenset(
             board.station(s).index for s in board.arm(seat) if board.station(s).kind == "hq"
         )
@@ -826,7 +485,7 @@ class _Game:
 
     def can_act(self, seat: int) -> bool:
         if self.flip is not None:
-            return bool(self.flip.face_down) or bool(self.fanqi_moves(seat))
+            return bool(self.flip.face_down) or bool(fanqi.moves(self, seat))
         return bool(legal_moves(self.pos, seat, self.teams, self.rules.hq_lock))
 
     def forfeit(self, seat: int, why: str, now: float, timeout: bool = False) -> None:
@@ -868,10 +527,10 @@ class _Game:
         mine = self.piece_seat(a.seat)
         if self.flip is not None and mine is None:
             raise IllegalAction("no colour yet: flip a piece")
-        if attacker is None or attacker.seat != mine or self.face_down(origin):
+        if attacker is None or attacker.seat != mine or fanqi.face_down(self, origin):
             raise IllegalAction(f"seat {a.seat} has no piece to move on {a.origin}")
         if self.flip is not None:
-            legal = self.fanqi_moves(a.seat).get(origin, 0)
+            legal = fanqi.moves(self, a.seat).get(origin, 0)
         else:
             t = move_tables(board)
             friends = friendly_mask(pos, a.seat, self.teams)
@@ -881,7 +540,7 @@ class _Game:
         self.expire_proposal()
         defender = pos.cells[target]
         if self.flip is not None and defender is not None and defender.seat == attacker.seat:
-            self.pick_up_flag(a, origin, target)
+            fanqi.pick_up_flag(self, a, origin, target)
         else:
             self.play_move(a, attacker, defender, origin, target)
         if self.phase == Phase.PLAYING:
@@ -921,7 +580,7 @@ class _Game:
         self.total_moves += 1
         self.quiet_moves = 0 if defender is not None else self.quiet_moves + 1
         if self.flip is not None:
-            self.fanqi_after_move(a.seat, attacker, defender, origin, target, outcome)
+            fanqi.after_move(self, a.seat, attacker, defender, origin, target, outcome)
         elif defender is not None and outcome is not None:
             self.after_combat(a.seat, attacker, defender, target, outcome, a.now)
 
@@ -986,7 +645,7 @@ class _Game:
         for loser, victor in ((defender.seat, seat), (seat, defender.seat)):
             if self.phase != Phase.PLAYING or not self.alive(loser):
                 continue
-            if not has_live_pieces(self.pos, loser):
+            if not self.pos.has_live_pieces(loser):
                 self.eliminate(loser, EliminationReason.NO_LIVE_PIECES, victor)
 
     # --- flags: reveals and 乱战's raised flag ----------------------------------------------------
@@ -998,7 +657,7 @@ class _Game:
         if when_marshals_gone and self.pos.count(seat, Rank.FIELD_MARSHAL):
             return
         board = self.variant.board
-        for index, piece in _cells(self.pos):
+        for index, piece in self.pos.indexed():
             if piece.seat == seat and piece.rank == Rank.FLAG and index not in self.reveals.public:
                 self.reveals = self.reveals.with_public(index)
                 self.emit("flag_revealed", seat=seat, station=board.stations[index])
@@ -1077,7 +736,7 @@ class _Game:
             self.watches[seat] = dataclasses.replace(self.watches[seat], raise_by=None)
         mine = self.piece_seat(seat)
         if self.position is not None and mine is not None and self.flip is None:
-            gone = {i for i, p in _cells(self.pos) if p.seat == mine}
+            gone = {i for i, p in self.pos.indexed() if p.seat == mine}
             self.position = self.pos.without_seat(mine)
             self.reveals = self.reveals.without(gone)
         self.emit("eliminated", seat=seat, reason=reason.value, victor=victor)
@@ -1126,7 +785,7 @@ class _Game:
                 "army": p.colour,
                 "rank": p.rank.value,
             }
-            for i, p in (_cells(self.pos) if self.position is not None else [])
+            for i, p in (self.pos.indexed() if self.position is not None else [])
         ]
         layouts = [{sid: piece_key(p) for sid, p in layout.items()} for layout in self.layouts]
         self.emit(
@@ -1263,164 +922,8 @@ class _Game:
         else:
             self.after_elimination_outside_move(seat, now)
 
-    # --- 翻棋 ---------------------------------------------------------------------------------
-
-    def start_fanqi(self, now: float) -> None:
-        board = self.variant.board
-        stations = [s for s in board.stations if board.station(s).kind != "camp"]
-        placed = deal_fanqi(self.seed, stations)
-        cells: list[Piece | None] = [None] * len(board.stations)
-        for sid, (rank, colour) in placed.items():
-            assert colour is not None
-            cells[board.station(sid).index] = Piece(colour, rank)
-        self.position = Position.from_cells(board, tuple(cells))
-        self.flip = FlipState(face_down=self.position.occupied)
-        self.layouts = ()
-        self.phase = Phase.PLAYING
-        self.started_at = now
-        self.watches = [FlagWatch() for _ in self.variant.seats]
-        self.emit("game_started", first=self.first, face_down=sorted(placed))
-        self.begin_turn(self.first, now)
-
-    def face_down(self, index: int) -> bool:
-        return self.flip is not None and bool(self.flip.face_down >> index & 1)
-
-    def fanqi_moves(self, seat: int) -> dict[int, int]:
-        """翻棋 moves of ``seat``: face-up own pieces, never onto face-down pieces, no HQ lock;
-        and the flag carry: the smallest officer may step onto its own flag once the player's
-        engineers have dug all three enemy landmines (RULES.md §9.6)."""
-        assert self.flip is not None
-        colour = self.piece_seat(seat)
-        if colour is None:
-            return {}
-        pos, flip = self.pos, self.flip
-        moves = legal_moves(pos, colour, (0, 1), hq_lock=False, frozen=flip.face_down)
-        if flip.mines_dug[colour] >= LANDMINES_TO_DIG and flip.carrier is None:
-            flags = [i for i, p in _cells(pos) if p.seat == colour and p.rank == Rank.FLAG]
-            carriers = self.smallest_officers(colour)
-            t = move_tables(self.variant.board)
-            for flag in flags:
-                if flip.face_down >> flag & 1:
-                    continue
-                friends = pos.seat_masks[colour] & ~(1 << flag)
-                for i in carriers:
-                    reach = destination_mask(t, pos, i, friends | flip.face_down, hq_lock=False)
-                    if reach >> flag & 1:
-                        moves[i] = moves.get(i, 0) | 1 << flag
-        return moves
-
-    def smallest_officers(self, colour: int) -> list[int]:
-        assert self.flip is not None
-        officers = [
-            (OFFICER_STRENGTH[p.rank], i)
-            for i, p in _cells(self.pos)
-            if p.seat == colour and p.rank in OFFICER_STRENGTH and p.rank != Rank.ENGINEER
-        ]
-        if not officers:
-            return []
-        low = min(s for s, _ in officers)
-        return [i for s, i in officers if s == low and not self.flip.face_down >> i & 1]
-
-    def flip_piece(self, a: Flip) -> None:
-        self.check_turn(a.seat, a.now)
-        if self.flip is None:
-            raise IllegalAction(f"there are no face-down pieces in {self.variant.name}")
-        index = self.variant.board.station(a.station).index
-        if not self.flip.face_down >> index & 1:
-            raise IllegalAction(f"{a.station} holds no face-down piece")
-        self.expire_proposal()
-        piece = self.pos.cells[index]
-        assert piece is not None
-        colours = self.flip.colours
-        assigned = colours is None and piece.rank == Rank.ENGINEER
-        if assigned:  # the first engineer flipped decides who plays which colour
-            colours = tuple(piece.seat if s == a.seat else 1 - piece.seat for s in (0, 1))
-        self.flip = dataclasses.replace(
-            self.flip, face_down=self.flip.face_down & ~(1 << index), colours=colours
-        )
-        self.emit("flipped", seat=a.seat, station=a.station, army=piece.seat, rank=piece.rank.value)
-        if assigned and colours is not None:
-            self.emit("colours", colours=list(colours))
-        self.set_seat(a.seat, moves=self.seats[a.seat].moves + 1)
-        self.total_moves += 1
-        self.quiet_moves = 0  # a flip changes the game for good, like a capture [decision]
-        self.fanqi_check_win(a.seat)
-        if self.phase == Phase.PLAYING:
-            self.check_draw_limits()
-        if self.phase == Phase.PLAYING:
-            self.begin_turn(self.next_seat(a.seat), a.now)
-
-    def pick_up_flag(self, a: Move, origin: int, target: int) -> None:
-        """翻棋's flag carry: the officer takes its own flag and carries it from now on."""
-        assert self.flip is not None
-        cells = list(self.pos.cells)
-        cells[target], cells[origin] = cells[origin], None
-        self.position = Position.from_cells(self.variant.board, tuple(cells))
-        self.reveals = self.reveals.without({target})
-        self.flip = dataclasses.replace(self.flip, carrier=target)
-        self.emit("flag_picked_up", seat=a.seat, origin=a.origin, target=a.target)
-        self.set_seat(a.seat, moves=self.seats[a.seat].moves + 1)
-        self.total_moves += 1
-        self.quiet_moves += 1
-        self.fanqi_check_win(a.seat)
-
-    def fanqi_after_move(
-        self,
-        seat: int,
-        attacker: Piece,
-        defender: Piece | None,
-        origin: int,
-        target: int,
-        outcome: Outcome | None,
-    ) -> None:
-        assert self.flip is not None
-        flip = self.flip
-        carrier = flip.carrier
-        if carrier == origin:
-            carrier = target if outcome in (None, Outcome.ATTACKER) else None
-        elif carrier == target and outcome in (Outcome.ATTACKER, Outcome.BOTH):
-            carrier = None  # the carrier fell: the flag goes with it
-        dug = list(flip.mines_dug)
-        if (
-            defender is not None
-            and defender.rank == Rank.LANDMINE
-            and attacker.rank == Rank.ENGINEER
-            and outcome == Outcome.ATTACKER
-        ):
-            dug[attacker.seat] += 1
-        self.flip = dataclasses.replace(flip, carrier=carrier, mines_dug=(dug[0], dug[1]))
-        self.fanqi_check_win(seat)
-
-    def fanqi_check_win(self, seat: int) -> None:
-        """翻棋 ends (RULES.md §9.6): the flag carried into an enemy HQ, or the opponent left
-        without a movable piece (checked for the opponent first, as in 先攻先胜)."""
-        assert self.flip is not None
-        colours = self.flip.colours
-        if colours is None:
-            return
-        other = 1 - seat
-        carrier = self.flip.carrier
-        board = self.variant.board
-        if carrier is not None and self.pos.cells[carrier] is not None:
-            station = board.station(board.stations[carrier])
-            carried_by = self.owner(self.pos.cells[carrier])  # type: ignore[arg-type]
-            if station.kind == "hq" and station.seat is not None and station.seat != carried_by:
-                assert carried_by is not None
-                self.emit("flag_carried_home", seat=carried_by, station=station.id)
-                self.eliminate(1 - carried_by, EliminationReason.FLAG_CAPTURED, carried_by)
-                return
-        for loser in (other, seat):
-            if self.phase == Phase.PLAYING and not has_live_pieces(self.pos, colours[loser]):
-                self.eliminate(loser, EliminationReason.NO_LIVE_PIECES, 1 - loser)
-
 
 LIANZHONG_ROUNDS = 15  # 乱战: an escape gives the opponents the game after 15 full rounds
-LANDMINES_TO_DIG = 3  # 翻棋: the opponent's landmines to dig before the flag carry
-
-
-def piece_key(piece: Piece) -> str:
-    """A layout value for ``piece``: its rank key, with ``/army`` when its colour differs."""
-    return piece.rank.value if piece.army is None else f"{piece.rank.value}/{piece.army}"
 
 
 def _piece(seat: int, key: str) -> Piece:
@@ -1431,18 +934,14 @@ def _piece(seat: int, key: str) -> Piece:
     return Piece(seat, rank, None if army == seat else army)
 
 
-def _cells(position: Position) -> list[tuple[int, Piece]]:
-    return [(i, p) for i, p in enumerate(position.cells) if p is not None]
-
-
 _HANDLERS: dict[type, Callable[[_Game, Any], None]] = {
     PlaceLayout: _Game.place_layout,
     Deadline: _Game.deadline_passed,
-    PickColour: _Game.pick_colour,
-    AnswerRedeal: _Game.answer_redeal,
-    Bid: _Game.bid,
+    PickColour: pregame.pick_colour,
+    AnswerRedeal: pregame.answer_redeal,
+    Bid: pregame.bid,
     RaiseFlag: _Game.raise_flag,
-    Flip: _Game.flip_piece,
+    Flip: fanqi.flip,
     Move: _Game.move,
     Timeout: _Game.timeout,
     ProposeDraw: _Game.propose_draw,

@@ -102,6 +102,11 @@ STANDARD_ARMY: Mapping[Rank, int] = MappingProxyType(
 )
 
 
+def piece_key(piece: Piece) -> str:
+    """A layout value for ``piece``: its rank key, with ``/army`` when its colour differs."""
+    return piece.rank.value if piece.army is None else f"{piece.rank.value}/{piece.army}"
+
+
 def parse_rank(value: str) -> Rank:
     """The Rank for a stable key such as ``"field_marshal"``; MalformedInput otherwise."""
     try:

@@ -68,6 +68,14 @@ class Position:
         """The piece on station ``sid``, or None."""
         return self.cells[self.board.station(sid).index]
 
+    def indexed(self) -> list[tuple[int, Piece]]:
+        """Every piece with its station index, in index order."""
+        return [(i, p) for i, p in enumerate(self.cells) if p is not None]
+
+    def has_live_pieces(self, seat: int) -> bool:
+        """Whether ``seat`` has a piece that is not a landmine, flag or fortress (RULES.md §7)."""
+        return bool(self.seat_masks[seat] & self.mobile)
+
     def pieces(self) -> dict[str, Piece]:
         """Every piece, as ``{station id: Piece}``."""
         ids = self.board.stations

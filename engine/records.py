@@ -17,7 +17,9 @@ from typing import Any
 
 from engine.actions import Action, action_from_dict, action_to_dict
 from engine.errors import MalformedInput
-from engine.game import GameState, apply, new_game, piece_key, start_from
+from engine.game import apply, new_game, start_from
+from engine.pieces import piece_key
+from engine.state import GameState
 
 RECORD_FORMAT = "junqi-record/2"
 

@@ -13,10 +13,11 @@ import random
 from engine.actions import Action, Bid, Deadline, Flip, Move
 from engine.combat import resolve_combat
 from engine.deployment import auto_layout
-from engine.game import GameState, Phase, moves_of
+from engine.game import moves_of
 from engine.movement import legal_move_list, mask_ids, move_tables
 from engine.pieces import Rank
 from engine.position import Position
+from engine.state import GameState, Phase
 from engine.variants import get_variant
 
 

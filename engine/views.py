@@ -11,8 +11,11 @@ from typing import Any
 
 from engine.errors import MalformedInput
 from engine.events import sees
-from engine.game import GameState, Phase, hand_is_weak, moves_of, piece_key, rank_audience
+from engine.game import moves_of, rank_audience
 from engine.movement import mask_ids, move_tables
+from engine.pieces import piece_key
+from engine.pregame import hand_is_weak
+from engine.state import GameState, Phase
 
 
 def view(state: GameState, viewer: int | None) -> dict[str, Any]:

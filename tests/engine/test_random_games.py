@@ -10,8 +10,9 @@ import pytest
 import engine
 import engine.views as engine_views
 from engine import GameState
-from engine.game import hand_is_weak, moves_of
+from engine.game import moves_of
 from engine.movement import mask_ids, move_tables
+from engine.pregame import hand_is_weak
 from tests.engine.leaks import Knowledge, check_events, check_view
 
 GAMES = {"siguo": 100, "liangguo": 120, "sanguo": 100, "luanzhan": 60, "sandayi": 40, "fanqi": 80}

@@ -1,0 +1,172 @@
+"""The game's state: immutable records of everything a game is at one moment (RULES.md §5-§9).
+
+``engine.game`` moves from one ``GameState`` to the next; nothing here changes anything.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any
+
+from engine.actions import Action
+from engine.combat import Outcome
+from engine.deal import DealtPiece, commitment
+from engine.errors import IllegalAction
+from engine.outcome import Elimination, GameResult
+from engine.pieces import Piece
+from engine.position import Position
+from engine.variants import RuleOptions, Variant
+
+
+class Phase(StrEnum):
+    PICKING = "picking"  # 乱战: engineer colours are picked
+    REDEALING = "redealing"  # 乱战: weak hands may ask for a redeal
+    BIDDING = "bidding"  # 三打一
+    DEPLOYING = "deploying"
+    PLAYING = "playing"
+    FINISHED = "finished"
+
+
+@dataclass(frozen=True, slots=True)
+class SeatState:
+    skips: int = 0  # forfeited turns: timeouts and forced skips (RULES.md §6.2)
+    timeouts: int = 0
+    moves: int = 0
+    proposals: int = 0  # draw proposals (三打一: and surrender requests) made
+    elimination: Elimination | None = None
+
+    @property
+    def alive(self) -> bool:
+        return self.elimination is None
+
+
+@dataclass(frozen=True, slots=True)
+class Proposal:
+    """A pending draw proposal, or a surrender waiting for the partners' consent."""
+
+    kind: str  # "draw" | "surrender"
+    seat: int
+    waiting: frozenset[int]  # seats that have not answered yet
+
+
+@dataclass(frozen=True, slots=True)
+class Reveals:
+    """Ranks made visible by the rules (flag reveals, scouting), by station index."""
+
+    public: frozenset[int] = frozenset()
+    private: frozenset[tuple[int, int]] = frozenset()  # (station index, seat that sees it)
+
+    def after_move(self, origin: int, target: int, outcome: Outcome | None) -> Reveals:
+        """Reveals follow their piece; a removed piece takes its reveals with it."""
+
+        def moved(index: int) -> int | None:
+            if index == origin:
+                return target if outcome in (None, Outcome.ATTACKER) else None
+            if index == target and outcome in (Outcome.ATTACKER, Outcome.BOTH):
+                return None
+            return index
+
+        public = {m for i in self.public if (m := moved(i)) is not None}
+        private = {(m, s) for i, s in self.private if (m := moved(i)) is not None}
+        return Reveals(frozenset(public), frozenset(private))
+
+    def without(self, indices: set[int]) -> Reveals:
+        return Reveals(
+            self.public - indices, frozenset(p for p in self.private if p[0] not in indices)
+        )
+
+    def with_public(self, index: int) -> Reveals:
+        return Reveals(self.public | {index}, self.private)
+
+
+@dataclass(frozen=True, slots=True)
+class DealState:
+    """The dealt variants' state before play: hands, picks, redeals, bids, the banker."""
+
+    number: int = 0  # deals so far (redeals included)
+    hands: tuple[tuple[DealtPiece, ...] | None, ...] = ()  # each seat's pieces, once known
+    order: tuple[int, ...] = ()  # who picks (乱战) or bids (三打一), in order
+    picks: tuple[int | None, ...] = ()  # 乱战: the colour each seat picked
+    bids: tuple[int | None, ...] = ()  # 三打一: each seat's bid (0 passes)
+    redeals: int = 0
+    redeal_asked: bool = False
+    waiting: frozenset[int] = frozenset()  # seats whose decision is due
+    banker: int | None = None
+    contract: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class FlagWatch:
+    """How a seat can lose by its flag (RULES.md §7, §9.2 step 5): the flags it started with,
+    its HQs and which of them the enemy took, and the flag raised after the last 司令 died."""
+
+    flags: frozenset[int] = frozenset()  # stations holding the seat's flags at the start
+    hqs: frozenset[int] = frozenset()
+    taken: frozenset[int] = frozenset()  # flag or HQ stations whose occupant an enemy removed
+    can_raise: bool = False  # no flag but a 司令: the flag is raised when the last one dies
+    raised: int | None = None
+    raise_by: float | None = None  # deadline of a pending choice
+
+    def lost(self) -> bool:
+        if len(self.flags) == 1:
+            return bool(self.flags & self.taken)
+        if self.flags:
+            return self.flags <= self.taken
+        if self.raised is not None:
+            return self.raised in self.taken
+        if self.can_raise:  # while a 司令 lives (or the choice is pending) either HQ counts
+            return bool(self.hqs & self.taken)
+        return self.hqs <= self.taken
+
+
+@dataclass(frozen=True, slots=True)
+class FlipState:
+    """翻棋: which pieces are face down, who plays which colour, the flag carry."""
+
+    face_down: int = 0  # mask of face-down stations
+    colours: tuple[int, ...] | None = None  # colour played by each seat, once assigned
+    carrier: int | None = None  # station of the piece carrying its own flag
+    mines_dug: tuple[int, int] = (0, 0)  # by colour: opponent landmines its engineers dug
+
+
+@dataclass(frozen=True, slots=True)
+class GameState:
+    variant: Variant
+    rules: RuleOptions
+    seed: str
+    host: int  # 桌主
+    first: int  # who moves first: the host (三打一: the banker)
+    created_at: float
+    setup: Mapping[str, Any] | None  # the arguments of start_from, for a set-up game
+    teams: tuple[int, ...]  # team id of each seat
+    phase: Phase
+    deadline: float  # of the current phase's decision, then of the current turn
+    deal: DealState
+    drafts: tuple[Mapping[str, str] | None, ...]  # layouts being edited while deploying
+    confirmed: frozenset[int]  # seats that confirmed their layout (出征)
+    layouts: tuple[Mapping[str, Piece], ...]  # the pieces each seat started play with
+    position: Position | None
+    to_move: int | None
+    seats: tuple[SeatState, ...]
+    started_at: float | None  # when play began
+    total_moves: int
+    quiet_moves: int  # moves in a row without combat
+    reveals: Reveals
+    watches: tuple[FlagWatch, ...]
+    flip: FlipState | None
+    proposal: Proposal | None
+    result: GameResult | None
+    log: tuple[Action, ...]  # every action applied
+
+    @property
+    def board_position(self) -> Position:
+        if self.position is None:
+            raise IllegalAction("the game has not started")
+        return self.position
+
+    @property
+    def commitment(self) -> str:
+        """The hash of the seed, published before the deal (``engine.deal.verify``)."""
+        return commitment(self.seed)
