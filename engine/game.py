@@ -486,7 +486,7 @@ class _Game:
     def can_act(self, seat: int) -> bool:
         if self.flip is not None:
             return bool(self.flip.face_down) or bool(fanqi.moves(self, seat))
-        return bool(legal_moves(self.pos, seat, self.teams, self.rules.hq_lock))
+        return bool(legal_moves(self.pos, seat, self.teams, self.rules.hq_lock, first_only=True))
 
     def forfeit(self, seat: int, why: str, now: float, timeout: bool = False) -> None:
         s = self.seats[seat]

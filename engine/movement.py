@@ -182,9 +182,11 @@ def legal_moves(
     teams: tuple[int, ...],
     hq_lock: bool = True,
     frozen: int = 0,
+    first_only: bool = False,
 ) -> dict[int, int]:
     """All legal moves of ``seat``: ``{origin index: destination mask}`` (non-empty masks).
-    Pieces on ``frozen`` stations (翻棋's face-down pieces) neither move nor can be attacked."""
+    Pieces on ``frozen`` stations (翻棋's face-down pieces) neither move nor can be attacked.
+    With ``first_only`` it stops at the first piece that can move (to ask whether any can)."""
     t = move_tables(position.board)
     occupied = position.occupied
     blocked = friendly_mask(position, seat, teams) | occupied & t.camps | frozen
@@ -206,6 +208,8 @@ def legal_moves(
         reach &= ~blocked
         if reach:
             moves[index] = reach
+            if first_only:
+                break
     return moves
 
 
