@@ -1,0 +1,1 @@
+"""The Junqi platform server: accounts, lobby, tables, the WebSocket gateway, persistence."""

@@ -1,0 +1,195 @@
+"""Accounts: registration, login, guests, bearer tokens, profiles (REST under /api)."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import secrets
+from collections.abc import AsyncIterator
+from datetime import UTC, datetime, timedelta
+from typing import Annotated
+
+from argon2 import PasswordHasher
+from argon2.exceptions import VerificationError
+from fastapi import APIRouter, Depends, HTTPException, Request, status
+from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+from pydantic import BaseModel, Field
+from sqlalchemy import select
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from engine import VARIANTS
+from engine.levels import title_for
+from server.models import Standing, Token, User
+
+router = APIRouter(prefix="/api", tags=["accounts"])
+_hasher = PasswordHasher()
+_bearer = HTTPBearer(auto_error=False)
+NAME_PATTERN = re.compile(r"^[\w\u4e00-\u9fff-]{2,20}$")
+
+
+def token_hash(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+async def session_dependency(request: Request) -> AsyncIterator[AsyncSession]:
+    async with request.app.state.db.sessions() as session:
+        yield session
+
+
+Session = Annotated[AsyncSession, Depends(session_dependency)]
+
+
+async def issue_token(session: AsyncSession, user: User, hours: int) -> str:
+    token = secrets.token_urlsafe(32)
+    expires = datetime.now(UTC) + timedelta(hours=hours)
+    session.add(Token(token_hash=token_hash(token), user_id=user.id, expires_at=expires))
+    await session.commit()
+    return token
+
+
+async def user_for_token(session: AsyncSession, token: str | None) -> User | None:
+    """The user a bearer token stands for, or None if it is unknown or expired."""
+    if not token:
+        return None
+    row = await session.get(Token, token_hash(token))
+    if row is None:
+        return None
+    expires = row.expires_at if row.expires_at.tzinfo else row.expires_at.replace(tzinfo=UTC)
+    if expires < datetime.now(UTC):
+        return None
+    return await session.get(User, row.user_id)
+
+
+async def current_user(
+    session: Session,
+    credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
+) -> User:
+    user = await user_for_token(session, credentials.credentials if credentials else None)
+    if user is None:
+        raise HTTPException(
+            status.HTTP_401_UNAUTHORIZED,
+            "a valid bearer token is needed",
+            headers={"WWW-Authenticate": "Bearer"},
+        )
+    return user
+
+
+CurrentUser = Annotated[User, Depends(current_user)]
+
+
+class Credentials(BaseModel):
+    name: str = Field(min_length=2, max_length=20, examples=["老司令"])
+    password: str = Field(min_length=6, max_length=128)
+
+
+class UserOut(BaseModel):
+    id: int
+    name: str
+    role: str
+    guest: bool
+
+
+class LoginOut(BaseModel):
+    token: str
+    user: UserOut
+
+
+class StandingOut(BaseModel):
+    variant: str
+    points: int
+    title: str
+    level: int
+    wins: int
+    losses: int
+    draws: int
+
+
+class ProfileOut(BaseModel):
+    user: UserOut
+    standings: list[StandingOut]
+
+
+def user_out(user: User) -> UserOut:
+    return UserOut(id=user.id, name=user.name, role=user.role, guest=user.guest)
+
+
+def _hours(request: Request) -> int:
+    return int(request.app.state.settings.token_hours)
+
+
+@router.post("/auth/register", response_model=LoginOut, status_code=201)
+async def register(body: Credentials, session: Session, request: Request) -> LoginOut:
+    """Create an account and log in."""
+    if not NAME_PATTERN.match(body.name):
+        raise HTTPException(422, "a name is 2-20 letters, digits, _ or -")
+    user = User(name=body.name, password_hash=_hasher.hash(body.password), guest=False)
+    session.add(user)
+    try:
+        await session.commit()
+    except IntegrityError:
+        raise HTTPException(409, f"the name {body.name!r} is taken") from None
+    return LoginOut(token=await issue_token(session, user, _hours(request)), user=user_out(user))
+
+
+@router.post("/auth/login", response_model=LoginOut)
+async def login(body: Credentials, session: Session, request: Request) -> LoginOut:
+    user = (await session.execute(select(User).where(User.name == body.name))).scalar_one_or_none()
+    try:
+        if user is None or user.password_hash is None:
+            raise VerificationError
+        _hasher.verify(user.password_hash, body.password)
+    except VerificationError:
+        raise HTTPException(401, "wrong name or password") from None
+    return LoginOut(token=await issue_token(session, user, _hours(request)), user=user_out(user))
+
+
+@router.post("/auth/guest", response_model=LoginOut, status_code=201)
+async def guest(session: Session, request: Request) -> LoginOut:
+    """Play at once as a guest with a generated name."""
+    for _ in range(20):
+        user = User(name=f"游客{secrets.randbelow(10**6):06d}", password_hash=None, guest=True)
+        session.add(user)
+        try:
+            await session.commit()
+            break
+        except IntegrityError:
+            await session.rollback()
+    else:  # pragma: no cover - a million names taken
+        raise HTTPException(503, "no guest name is free")
+    return LoginOut(token=await issue_token(session, user, _hours(request)), user=user_out(user))
+
+
+async def profile_of(session: AsyncSession, user: User) -> ProfileOut:
+    rows = (await session.execute(select(Standing).where(Standing.user_id == user.id))).scalars()
+    by_variant = {row.variant: row for row in rows}
+    standings = []
+    for variant in VARIANTS:
+        row = by_variant.get(variant)
+        points = row.points if row else 0
+        title = title_for(points)
+        standings.append(
+            StandingOut(
+                variant=variant,
+                points=points,
+                title=title.name,
+                level=title.level,
+                wins=row.wins if row else 0,
+                losses=row.losses if row else 0,
+                draws=row.draws if row else 0,
+            )
+        )
+    return ProfileOut(user=user_out(user), standings=standings)
+
+
+@router.get("/me", response_model=ProfileOut)
+async def me(user: CurrentUser, session: Session) -> ProfileOut:
+    return await profile_of(session, user)
+
+
+@router.get("/users/{name}", response_model=ProfileOut)
+async def profile(name: str, session: Session) -> ProfileOut:
+    user = (await session.execute(select(User).where(User.name == name))).scalar_one_or_none()
+    if user is None:
+        raise HTTPException(404, f"no user {name!r}")
+    return await profile_of(session, user)

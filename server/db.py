@@ -1,0 +1,59 @@
+"""The database: SQLAlchemy 2 async engine and sessions, and Alembic migrations at start-up."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+
+from alembic import command
+from alembic.config import Config
+from sqlalchemy import MetaData
+from sqlalchemy.ext.asyncio import (
+    AsyncEngine,
+    AsyncSession,
+    async_sessionmaker,
+    create_async_engine,
+)
+from sqlalchemy.orm import DeclarativeBase
+
+from server.config import REPO
+
+NAMING = {
+    "ix": "ix_%(column_0_label)s",
+    "uq": "uq_%(table_name)s_%(column_0_name)s",
+    "ck": "ck_%(table_name)s_%(constraint_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+}
+
+
+class Base(DeclarativeBase):
+    metadata = MetaData(naming_convention=NAMING)
+
+
+def alembic_config(database_url: str) -> Config:
+    config = Config(str(REPO / "alembic.ini"))
+    config.set_main_option("script_location", str(REPO / "migrations"))
+    config.set_main_option("sqlalchemy.url", database_url)
+    return config
+
+
+async def migrate(database_url: str) -> None:
+    """Bring the database to the newest schema (Alembic runs its own event loop in a thread)."""
+    await asyncio.to_thread(command.upgrade, alembic_config(database_url), "head")
+
+
+class Database:
+    """Owns the engine and hands out sessions."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        self.engine: AsyncEngine = create_async_engine(url)
+        self.sessions = async_sessionmaker(self.engine, expire_on_commit=False)
+
+    async def session(self) -> AsyncIterator[AsyncSession]:
+        async with self.sessions() as session:
+            yield session
+
+    async def close(self) -> None:
+        await self.engine.dispose()

@@ -1,0 +1,88 @@
+"""The lobby 大厅: variants → rooms → tables, and its live listing (REST and broker topic)."""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+from fastapi import APIRouter, HTTPException, Request
+
+from engine import VARIANTS
+from server.broker import InMemoryBroker
+from server.config import RoomConfig
+from server.store import Store
+from server.tables import Table, TableError
+
+router = APIRouter(prefix="/api", tags=["lobby"])
+LOBBY_TOPIC = "lobby"
+
+
+class Lobby:
+    def __init__(self, rooms: list[RoomConfig], broker: InMemoryBroker, store: Store) -> None:
+        for room in rooms:
+            if room.variant not in VARIANTS:
+                raise ValueError(f"room {room.id}: unknown variant {room.variant!r}")
+        self.rooms = {room.id: room for room in rooms}
+        self.broker = broker
+        self.store = store
+        self.tables: dict[str, Table] = {}
+
+    def create_table(self, room_id: str) -> Table:
+        room = self.rooms.get(room_id)
+        if room is None:
+            raise TableError("no_room", f"no room {room_id!r}")
+        if sum(t.room.id == room_id for t in self.tables.values()) >= room.tables:
+            raise TableError("room_full", f"room {room_id} has no free table")
+        table = Table(uuid.uuid4().hex[:12], room, self.broker, self.store, self.changed)
+        self.tables[table.id] = table
+        table.start()
+        self.changed(table)
+        return table
+
+    def table(self, table_id: str) -> Table:
+        table = self.tables.get(table_id)
+        if table is None:
+            raise TableError("no_table", f"no table {table_id!r}")
+        return table
+
+    def changed(self, table: Table) -> None:
+        self.broker.publish(LOBBY_TOPIC, self.listing())
+
+    def listing(self) -> dict[str, Any]:
+        return {
+            "variants": [
+                {"key": v.key, "name": v.name, "seats": len(v.seats)} for v in VARIANTS.values()
+            ],
+            "rooms": [
+                {
+                    "id": room.id,
+                    "name": room.name,
+                    "variant": room.variant,
+                    "options": room.options,
+                    "owner": room.owner,
+                    "tables": [t.listing() for t in self.tables.values() if t.room.id == room.id],
+                }
+                for room in self.rooms.values()
+            ],
+        }
+
+    async def close(self) -> None:
+        for table in self.tables.values():
+            await table.stop()
+
+
+@router.get("/lobby")
+async def lobby_listing(request: Request) -> dict[str, Any]:
+    """Variants, rooms and their tables with seat occupancy and status."""
+    lobby: Lobby = request.app.state.lobby
+    return lobby.listing()
+
+
+@router.get("/tables/{table_id}")
+async def table_listing(table_id: str, request: Request) -> dict[str, Any]:
+    """A table as a spectator sees it."""
+    lobby: Lobby = request.app.state.lobby
+    try:
+        return lobby.table(table_id).snapshot(None)
+    except TableError as error:
+        raise HTTPException(404, error.message) from None

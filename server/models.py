@@ -1,0 +1,93 @@
+"""Database models (SQLAlchemy 2). API schemas live with their routers, not here."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from sqlalchemy import DateTime, ForeignKey, Integer, String, Text, UniqueConstraint
+from sqlalchemy.orm import Mapped, mapped_column
+
+from server.db import Base
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+class User(Base):
+    __tablename__ = "users"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    name: Mapped[str] = mapped_column(String(32), unique=True)
+    password_hash: Mapped[str | None] = mapped_column(String(200))  # None for guests
+    role: Mapped[str] = mapped_column(String(16), default="player")  # "player" | "admin"
+    guest: Mapped[bool] = mapped_column(default=False)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class Token(Base):
+    """A login: the SHA-256 of an opaque bearer token, so that a stolen database holds none."""
+
+    __tablename__ = "tokens"
+
+    token_hash: Mapped[str] = mapped_column(String(64), primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
+    expires_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+
+class Standing(Base):
+    """A user's points and record in one variant (each variant has its own ladder, RULES §10)."""
+
+    __tablename__ = "standings"
+
+    user_id: Mapped[int] = mapped_column(
+        ForeignKey("users.id", ondelete="CASCADE"), primary_key=True
+    )
+    variant: Mapped[str] = mapped_column(String(16), primary_key=True)
+    points: Mapped[int] = mapped_column(Integer, default=0)
+    wins: Mapped[int] = mapped_column(Integer, default=0)
+    losses: Mapped[int] = mapped_column(Integer, default=0)
+    draws: Mapped[int] = mapped_column(Integer, default=0)
+
+
+class Game(Base):
+    """A game: public commitment from the start, seed and full record once it is over."""
+
+    __tablename__ = "games"
+
+    id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    variant: Mapped[str] = mapped_column(String(16), index=True)
+    room: Mapped[str] = mapped_column(String(64))
+    status: Mapped[str] = mapped_column(String(16), default="playing")  # playing | finished
+    commitment: Mapped[str] = mapped_column(String(64))
+    seed: Mapped[str | None] = mapped_column(String(64))
+    record: Mapped[str | None] = mapped_column(Text)  # engine.GameRecord JSON
+    result: Mapped[str | None] = mapped_column(Text)  # engine.GameResult JSON
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+
+
+class GameSeat(Base):
+    __tablename__ = "game_seats"
+
+    game_id: Mapped[str] = mapped_column(
+        ForeignKey("games.id", ondelete="CASCADE"), primary_key=True
+    )
+    seat: Mapped[int] = mapped_column(Integer, primary_key=True)
+    user_id: Mapped[int | None] = mapped_column(ForeignKey("users.id"), index=True)
+    outcome: Mapped[str | None] = mapped_column(String(16))
+    points: Mapped[int | None] = mapped_column(Integer)
+
+
+class SavedLayout(Base):
+    """A layout a user saved (保存布局), in the engine's text notation."""
+
+    __tablename__ = "layouts"
+    __table_args__ = (UniqueConstraint("user_id", "variant", "name"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
+    variant: Mapped[str] = mapped_column(String(16))
+    name: Mapped[str] = mapped_column(String(64))
+    text: Mapped[str] = mapped_column(Text)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)

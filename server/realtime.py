@@ -1,0 +1,351 @@
+"""The WebSocket gateway: one socket per client, JSON messages validated by pydantic.
+
+Protocol (docs/protocol.md has every message with an example): the client sends typed messages
+(``type`` is the discriminator) with an optional ``id`` that the reply echoes as ``ref``; the
+server answers ``ok`` or ``error`` and pushes ``lobby``, ``table``, ``update`` and ``chat``
+messages. Every table update carries the table's events numbered per table and filtered for the
+viewer through the engine, and a fresh snapshot of the table as that viewer may see it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import time
+from collections import deque
+from typing import Annotated, Any, Literal
+
+from fastapi import APIRouter, WebSocket, WebSocketDisconnect
+from pydantic import BaseModel, Field, TypeAdapter, ValidationError
+
+from server.accounts import user_for_token
+from server.broker import Subscription
+from server.lobby import LOBBY_TOPIC, Lobby
+from server.models import User
+from server.tables import Table, TableError, TableUpdate
+
+router = APIRouter()
+
+
+class _Message(BaseModel):
+    id: str | int | None = None
+
+
+class Ping(_Message):
+    type: Literal["ping"]
+
+
+class WatchLobby(_Message):
+    type: Literal["lobby"]
+
+
+class CreateTable(_Message):
+    type: Literal["create_table"]
+    room: str
+
+
+class OpenTable(_Message):
+    type: Literal["open"]
+    table: str
+    since: int | None = None  # the last event number seen, to resync after a reconnect
+
+
+class CloseTable(_Message):
+    type: Literal["close"]
+    table: str
+
+
+class Sit(_Message):
+    type: Literal["sit"]
+    table: str
+    seat: int
+
+
+class Stand(_Message):
+    type: Literal["stand"]
+    table: str
+
+
+class Ready(_Message):
+    type: Literal["ready"]
+    table: str
+    ready: bool = True
+
+
+class Leave(_Message):
+    type: Literal["leave"]
+    table: str
+
+
+class Act(_Message):
+    type: Literal["act"]
+    table: str
+    version: int
+    action: dict[str, Any]
+
+
+class Chat(_Message):
+    type: Literal["chat"]
+    channel: Literal["lobby", "table", "spectators"]
+    table: str | None = None
+    text: str = Field(min_length=1)
+
+
+ClientMessage = Annotated[
+    Ping
+    | WatchLobby
+    | CreateTable
+    | OpenTable
+    | CloseTable
+    | Sit
+    | Stand
+    | Ready
+    | Leave
+    | Act
+    | Chat,
+    Field(discriminator="type"),
+]
+_parse = TypeAdapter(ClientMessage)
+
+
+class Connection:
+    """One client socket: its user, its subscriptions and the tables it watches."""
+
+    def __init__(self, ws: WebSocket, user: User, lobby: Lobby) -> None:
+        self.ws = ws
+        self.user = user
+        self.lobby = lobby
+        self.settings = ws.app.state.settings
+        self.forwarders: dict[str, asyncio.Task[None]] = {}
+        self.watching: set[str] = set()
+        self.chat_times: deque[float] = deque()
+        self.send_lock = asyncio.Lock()
+
+    async def send(self, message: dict[str, Any]) -> None:
+        async with self.send_lock:
+            await self.ws.send_text(json.dumps(message, ensure_ascii=False))
+
+    def follow(self, topic: str, handle: Any) -> None:
+        """Forward broker messages of ``topic`` through ``handle`` until unfollowed."""
+        if topic in self.forwarders:
+            return
+        subscription = self.lobby.broker.subscribe(topic)
+
+        async def forward(sub: Subscription = subscription) -> None:
+            try:
+                while True:
+                    await handle(await sub.get())
+            finally:
+                sub.close()
+
+        self.forwarders[topic] = asyncio.create_task(forward())
+
+    def unfollow(self, topic: str) -> None:
+        task = self.forwarders.pop(topic, None)
+        if task is not None:
+            task.cancel()
+
+    # --- messages -----------------------------------------------------------------------------
+
+    async def handle(self, raw: str) -> None:
+        if len(raw.encode()) > self.settings.max_message_bytes:
+            await self.error(
+                None, "too_large", f"messages are at most {self.settings.max_message_bytes} bytes"
+            )
+            return
+        try:
+            data = json.loads(raw)
+        except json.JSONDecodeError:
+            await self.error(None, "bad_json", "messages are JSON objects")
+            return
+        ref = data.get("id") if isinstance(data, dict) else None
+        try:
+            message = _parse.validate_python(data)
+        except ValidationError as error:
+            first = error.errors()[0]
+            where = ".".join(str(p) for p in first["loc"])
+            await self.error(ref, "bad_message", f"{where}: {first['msg']}")
+            return
+        try:
+            extra = await self.dispatch(message)
+        except TableError as error:
+            await self.error(ref, error.code, error.message)
+            return
+        if not isinstance(message, Ping):
+            await self.send({"type": "ok", "ref": ref, **(extra or {})})
+
+    async def error(self, ref: object, code: str, message: str) -> None:
+        await self.send({"type": "error", "ref": ref, "code": code, "message": message})
+
+    async def dispatch(self, m: BaseModel) -> dict[str, Any] | None:
+        user = self.user
+        if isinstance(m, Ping):
+            await self.send({"type": "pong", "ref": m.id, "at": time.time()})
+        elif isinstance(m, WatchLobby):
+            self.follow(LOBBY_TOPIC, self.lobby_update)
+            await self.lobby_update(self.lobby.listing())
+        elif isinstance(m, CreateTable):
+            table = self.lobby.create_table(m.room)
+            return {"table": table.id}
+        elif isinstance(m, OpenTable):
+            await self.open_table(self.lobby.table(m.table), m.since)
+        elif isinstance(m, CloseTable):
+            await self.close_table(m.table)
+        elif isinstance(m, Sit):
+            table = self.lobby.table(m.table)
+            await table.call(lambda: table.sit(user.id, user.name, m.seat))
+            await self.open_table(table, None)
+        elif isinstance(m, Stand):
+            table = self.lobby.table(m.table)
+            await table.call(lambda: table.stand(user.id))
+        elif isinstance(m, Ready):
+            table = self.lobby.table(m.table)
+            await table.call(lambda: table.set_ready(user.id, m.ready))
+        elif isinstance(m, Leave):
+            table = self.lobby.table(m.table)
+            await table.call(lambda: table.leave(user.id))
+        elif isinstance(m, Act):
+            table = self.lobby.table(m.table)
+            await table.call(lambda: table.act(user.id, m.version, m.action))
+        elif isinstance(m, Chat):
+            await self.chat(m)
+        return None
+
+    async def open_table(self, table: Table, since: int | None) -> None:
+        """Watch a table: a snapshot now (plus the events missed since ``since``), then every
+        update as it happens."""
+        first = table.id not in self.watching
+        self.watching.add(table.id)
+        self.follow(f"table:{table.id}", lambda update: self.table_update(table, update))
+        self.follow(f"chat:{table.id}", self.chat_message)
+        if first and table.seat_of(self.user.id) is not None:
+            await table.call(lambda: table.connection_changed(self.user.id, +1))
+        viewer = self.viewer(table)
+        missed = []
+        if since is not None:
+            missed = [
+                shown
+                for seq, event in table.log
+                if seq > since and (shown := self.shown(seq, event, viewer)) is not None
+            ]
+        await self.send(
+            {
+                "type": "table",
+                "table": table.id,
+                "snapshot": table.snapshot(viewer),
+                "events": missed,
+            }
+        )
+
+    async def close_table(self, table_id: str) -> None:
+        if table_id not in self.watching:
+            return
+        self.watching.discard(table_id)
+        self.unfollow(f"table:{table_id}")
+        self.unfollow(f"chat:{table_id}")
+        table = self.lobby.tables.get(table_id)
+        if table is not None and table.seat_of(self.user.id) is not None:
+            await table.call(lambda: table.connection_changed(self.user.id, -1))
+
+    def viewer(self, table: Table) -> int | None:
+        """The seat whose view this user gets: its own seat while in the game, else None."""
+        return table.seat_of(self.user.id)
+
+    @staticmethod
+    def shown(seq: int, event: Any, viewer: int | None) -> dict[str, Any] | None:
+        seen = event.for_viewer(viewer)
+        return None if seen is None else {"seq": seq, **seen}
+
+    async def table_update(self, table: Table, update: TableUpdate) -> None:
+        viewer = self.viewer(table)
+        events = [
+            shown
+            for seq, event in update.events
+            if (shown := self.shown(seq, event, viewer)) is not None
+        ]
+        await self.send(
+            {
+                "type": "update",
+                "table": table.id,
+                "version": update.version,
+                "events": events,
+                "snapshot": table.snapshot(viewer),
+            }
+        )
+
+    async def lobby_update(self, listing: dict[str, Any]) -> None:
+        await self.send({"type": "lobby", "lobby": listing})
+
+    # --- chat ---------------------------------------------------------------------------------
+
+    async def chat(self, m: Chat) -> None:
+        limit = self.settings.chat_max_chars
+        if len(m.text) > limit:
+            raise TableError("too_long", f"chat lines are at most {limit} characters")
+        now = time.time()
+        while self.chat_times and now - self.chat_times[0] > 60:
+            self.chat_times.popleft()
+        if len(self.chat_times) >= self.settings.chat_per_minute:
+            raise TableError("rate_limited", "too many chat lines; wait a little")
+        self.chat_times.append(now)
+        line = {
+            "type": "chat",
+            "channel": m.channel,
+            "table": m.table,
+            "from": self.user.name,
+            "text": m.text,
+            "at": now,
+        }
+        if m.channel == "lobby":
+            self.follow("chat:lobby", self.chat_message)
+            self.lobby.broker.publish("chat:lobby", line)
+            return
+        if m.table is None:
+            raise TableError("bad_message", "table chat names its table")
+        table = self.lobby.table(m.table)
+        seated = table.seat_of(self.user.id) is not None
+        if (m.channel == "table") != seated:
+            raise TableError("wrong_channel", "players chat at the table, spectators apart")
+        self.lobby.broker.publish(f"chat:{table.id}", line)
+
+    async def chat_message(self, line: dict[str, Any]) -> None:
+        if line["channel"] != "lobby":
+            table = self.lobby.tables.get(line["table"])
+            seated = table is not None and table.seat_of(self.user.id) is not None
+            if (line["channel"] == "table") != seated:
+                return  # players and spectators do not read each other's chat
+        await self.send(line)
+
+    async def closed(self) -> None:
+        for table_id in list(self.watching):
+            await self.close_table(table_id)
+        for topic in list(self.forwarders):
+            self.unfollow(topic)
+
+
+@router.websocket("/ws")
+async def socket(ws: WebSocket) -> None:
+    app = ws.app
+    token = ws.query_params.get("token")
+    async with app.state.db.sessions() as session:
+        user = await user_for_token(session, token)
+    if user is None:
+        await ws.close(code=4401, reason="a valid token is needed")
+        return
+    await ws.accept()
+    connection = Connection(ws, user, app.state.lobby)
+    await connection.send(
+        {"type": "welcome", "user": {"id": user.id, "name": user.name, "role": user.role}}
+    )
+    idle = app.state.settings.heartbeat_seconds * 3
+    try:
+        while True:
+            raw = await asyncio.wait_for(ws.receive_text(), idle)
+            await connection.handle(raw)
+    except (WebSocketDisconnect, TimeoutError):
+        pass
+    finally:
+        await connection.closed()
+        with contextlib.suppress(Exception):
+            await ws.close()

@@ -1,0 +1,87 @@
+"""Persistence of games and standings (the table actors call these)."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+
+from sqlalchemy import select
+from sqlalchemy.ext.asyncio import async_sessionmaker
+
+from engine import GameState, PointsUnit, record_of
+from engine.levels import table_stake
+from server.models import Game, GameSeat, Standing
+
+
+class Store:
+    def __init__(self, sessions: async_sessionmaker) -> None:  # type: ignore[type-arg]
+        self.sessions = sessions
+
+    async def points(self, variant: str, user_ids: list[int]) -> dict[int, int]:
+        async with self.sessions() as session:
+            rows = await session.execute(
+                select(Standing).where(Standing.variant == variant, Standing.user_id.in_(user_ids))
+            )
+            found = {row.user_id: row.points for row in rows.scalars()}
+        return {uid: found.get(uid, 0) for uid in user_ids}
+
+    async def game_started(
+        self, game_id: str, state: GameState, room: str, users: list[int | None]
+    ) -> None:
+        async with self.sessions() as session:
+            session.add(
+                Game(
+                    id=game_id,
+                    variant=state.variant.key,
+                    room=room,
+                    status="playing",
+                    commitment=state.commitment,
+                )
+            )
+            await session.flush()
+            for seat, user_id in enumerate(users):
+                session.add(GameSeat(game_id=game_id, seat=seat, user_id=user_id))
+            await session.commit()
+
+    async def game_finished(
+        self, game_id: str, state: GameState, users: list[int | None]
+    ) -> list[int]:
+        """Store the record and result, apply the points; returns each seat's points."""
+        assert state.result is not None
+        variant = state.variant.key
+        seated = [u for u in users if u is not None]
+        stake = table_stake((await self.points(variant, seated)).values())
+        multiplier = stake if state.result.points_unit == PointsUnit.STAKE else 1
+        points = [r.points * multiplier for r in state.result.seats]
+        async with self.sessions() as session:
+            game = await session.get(Game, game_id)
+            if game is None:
+                return points
+            game.status = "finished"
+            game.seed = state.seed
+            game.record = record_of(state).to_json()
+            game.result = json.dumps(state.result.to_dict() | {"stake": stake}, ensure_ascii=False)
+            game.finished_at = datetime.now(UTC)
+            for r in state.result.seats:
+                row = await session.get(GameSeat, (game_id, r.seat))
+                if row is not None:
+                    row.outcome = r.outcome.value
+                    row.points = points[r.seat]
+                user_id = users[r.seat]
+                if user_id is None:
+                    continue
+                standing = await session.get(Standing, (user_id, variant))
+                if standing is None:
+                    standing = Standing(
+                        user_id=user_id, variant=variant, points=0, wins=0, losses=0, draws=0
+                    )
+                    session.add(standing)
+                standing.points += points[r.seat]
+                if r.outcome == "win":
+                    standing.wins += 1
+                elif r.outcome in ("loss", "escape"):
+                    standing.losses += 1
+                elif r.outcome == "draw":
+                    standing.draws += 1
+            await session.commit()
+        return points

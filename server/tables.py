@@ -1,0 +1,346 @@
+"""Tables and their actors: seats, readiness, and one engine game at a time.
+
+Each live table is an actor: one asyncio task takes commands from an inbox and applies them one
+at a time, so a table never sees two changes at once. A second task, the clock, only wakes the
+actor when a deadline (a turn, a phase, a disconnected player's grace) has passed: the deadlines
+themselves live in the engine state. Everything a table does is published on the broker topic
+``table:<id>`` as ``TableUpdate`` messages; the socket gateway filters them per viewer.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import secrets
+import time
+import uuid
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+import engine
+from engine import Event, GameState, Phase
+from server.broker import InMemoryBroker
+from server.config import RoomConfig
+from server.store import Store
+
+T = TypeVar("T")
+PLAYING_PHASES = (Phase.PICKING, Phase.REDEALING, Phase.BIDDING, Phase.DEPLOYING, Phase.PLAYING)
+
+
+class TableError(Exception):
+    """A command the table refuses; ``code`` is the stable key sent to the client."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+@dataclass
+class SeatInfo:
+    user_id: int | None = None
+    name: str | None = None
+    ready: bool = False
+    connections: int = 0  # live sockets of the seated user
+    away_until: float | None = None  # disconnected during a game: the grace deadline
+
+
+@dataclass
+class TableUpdate:
+    """What changed at a table: new events (numbered) and/or seats; the version after it."""
+
+    table_id: str
+    version: int
+    events: list[tuple[int, Event]] = field(default_factory=list)
+    seats_changed: bool = False
+
+
+class Table:
+    def __init__(
+        self,
+        table_id: str,
+        room: RoomConfig,
+        broker: InMemoryBroker,
+        store: Store,
+        on_change: Callable[[Table], None],
+    ) -> None:
+        self.id = table_id
+        self.room = room
+        self.variant = engine.get_variant(room.variant)
+        self.broker = broker
+        self.store = store
+        self.on_change = on_change  # tells the lobby its listing changed
+        self.seats = [SeatInfo() for _ in self.variant.seats]
+        self.host: int | None = None  # 桌主: the first seat filled
+        self.state: GameState | None = None
+        self.game_id: str | None = None
+        self.players: list[int | None] = []  # user ids of the current game's seats
+        self.version = 0
+        self.seq = 0
+        self.log: list[tuple[int, Event]] = []  # the current game's events, numbered
+        self.last_points: list[int] = []
+        self.inbox: asyncio.Queue[tuple[Callable[[], Awaitable[Any]], asyncio.Future[Any]]] = (
+            asyncio.Queue()
+        )
+        self.wake = asyncio.Event()
+        self.tasks: list[asyncio.Task[None]] = []
+
+    # --- the actor ----------------------------------------------------------------------------
+
+    def start(self) -> None:
+        self.tasks = [
+            asyncio.create_task(self._run(), name=f"table {self.id}"),
+            asyncio.create_task(self._clock(), name=f"clock {self.id}"),
+        ]
+
+    async def stop(self) -> None:
+        for task in self.tasks:
+            task.cancel()
+        for task in self.tasks:
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+
+    async def call(self, command: Callable[[], Awaitable[T]]) -> T:
+        """Run ``command`` inside the actor, after every command sent before it."""
+        future: asyncio.Future[T] = asyncio.get_running_loop().create_future()
+        await self.inbox.put((command, future))
+        return await future
+
+    async def _run(self) -> None:
+        while True:
+            command, future = await self.inbox.get()
+            try:
+                result = await command()
+            except Exception as error:  # handed to the caller, never kills the actor
+                if not future.done():
+                    future.set_exception(error)
+            else:
+                if not future.done():
+                    future.set_result(result)
+            self.wake.set()
+
+    async def _clock(self) -> None:
+        while True:
+            due = self.next_deadline()
+            self.wake.clear()
+            timeout = None if due is None else max(0.0, due - time.time())
+            try:
+                await asyncio.wait_for(self.wake.wait(), timeout)
+            except TimeoutError:
+                await self.call(self._tick)
+
+    def next_deadline(self) -> float | None:
+        times = [s.away_until for s in self.seats if s.away_until is not None]
+        state = self.state
+        if state is not None and state.phase in PLAYING_PHASES:
+            times.append(state.deadline)
+            times += [w.raise_by for w in state.watches if w.raise_by is not None]
+        return min(times, default=None)
+
+    # --- commands (run inside the actor) ------------------------------------------------------
+
+    @property
+    def in_game(self) -> bool:
+        return self.state is not None and self.state.phase in PLAYING_PHASES
+
+    def seat_of(self, user_id: int) -> int | None:
+        return next((i for i, s in enumerate(self.seats) if s.user_id == user_id), None)
+
+    async def sit(self, user_id: int, name: str, seat: int) -> None:
+        if self.in_game:
+            raise TableError("game_running", "seats change only between games")
+        if seat not in range(len(self.seats)):
+            raise TableError("bad_seat", f"no seat {seat}")
+        if self.seats[seat].user_id not in (None, user_id):
+            raise TableError("seat_taken", f"seat {seat} is taken")
+        old = self.seat_of(user_id)
+        if old is not None:
+            self.seats[old] = SeatInfo()
+        self.seats[seat] = SeatInfo(user_id=user_id, name=name, connections=1)
+        if self.host is None or self.host == old:
+            self.host = seat
+        self.seats_changed()
+
+    async def stand(self, user_id: int) -> None:
+        seat = self.seat_of(user_id)
+        if seat is None:
+            return
+        if self.in_game:
+            raise TableError("game_running", "leave the game to stand up")
+        self.seats[seat] = SeatInfo()
+        if self.host == seat:
+            self.host = next((i for i, s in enumerate(self.seats) if s.user_id), None)
+        self.seats_changed()
+
+    async def set_ready(self, user_id: int, ready: bool) -> None:
+        seat = self.seat_of(user_id)
+        if seat is None:
+            raise TableError("not_seated", "sit down first")
+        if self.in_game:
+            raise TableError("game_running", "the game is on")
+        self.seats[seat].ready = ready
+        self.seats_changed()
+        if all(s.user_id is not None and s.ready for s in self.seats):
+            await self.start_game()
+
+    async def leave(self, user_id: int) -> None:
+        """Leaving a running game is an escape (RULES.md §11); otherwise just standing up."""
+        seat = self.seat_of(user_id)
+        if seat is None:
+            return
+        if self.in_game and self.state is not None and self.state.seats[seat].alive:
+            await self.apply(engine.Escape(seat, now=time.time()))
+        if not self.in_game:
+            await self.stand(user_id)
+
+    async def act(self, user_id: int, version: int, action: dict[str, Any]) -> None:
+        seat = self.seat_of(user_id)
+        if seat is None or not self.in_game:
+            raise TableError("not_playing", "only seated players of a running game act")
+        if version != self.version:
+            raise TableError("stale_version", f"the table is at version {self.version}")
+        if action.get("type") in ("deadline", "timeout", "escape"):
+            raise TableError("not_allowed", "the clock and the platform send those")
+        payload = {**action, "now": time.time()}
+        if "seat" in payload and payload["seat"] != seat:
+            raise TableError("not_your_seat", f"you play seat {seat}")
+        payload["seat"] = seat  # every player action names its seat: the player's own
+        try:
+            parsed = engine.action_from_dict(payload)
+        except engine.MalformedInput as error:
+            raise TableError("malformed", str(error)) from None
+        await self.apply(parsed)
+
+    async def connection_changed(self, user_id: int, delta: int) -> None:
+        """A socket of a seated user opened (+1) or closed (-1): start or end the grace."""
+        seat = self.seat_of(user_id)
+        if seat is None:
+            return
+        info = self.seats[seat]
+        info.connections = max(0, info.connections + delta)
+        if info.connections == 0 and self.in_game:
+            assert self.state is not None
+            info.away_until = time.time() + self.state.rules.disconnect_grace_seconds
+        elif info.connections > 0:
+            info.away_until = None
+        self.seats_changed()
+
+    async def _tick(self) -> None:
+        now = time.time()
+        for seat, info in enumerate(self.seats):
+            if info.away_until is not None and now >= info.away_until:
+                info.away_until = None
+                if self.in_game and self.state is not None and self.state.seats[seat].alive:
+                    await self.apply(engine.Escape(seat, now=now))
+        state = self.state
+        if state is None or state.phase not in PLAYING_PHASES:
+            return
+        if any(w.raise_by is not None and w.raise_by <= now for w in state.watches) or (
+            state.phase != Phase.PLAYING and now >= state.deadline
+        ):
+            await self.apply(engine.Deadline(now=now))
+        elif state.phase == Phase.PLAYING and now >= state.deadline:
+            await self.apply(engine.Timeout(now=now))
+
+    # --- the game -----------------------------------------------------------------------------
+
+    async def start_game(self) -> None:
+        order = list(range(len(self.seats)))
+        if self.room.options.get("random_seats"):
+            secrets.SystemRandom().shuffle(order)  # 随机防作弊: nobody chooses their seat
+            self.seats = [self.seats[i] for i in order]
+            self.host = 0
+        self.players = [s.user_id for s in self.seats]
+        self.game_id = uuid.uuid4().hex
+        self.state = engine.new_game(
+            self.variant.key,
+            seed=secrets.token_hex(16),
+            host=self.host or 0,
+            options=self.room.options,
+            now=time.time(),
+        )
+        self.log = []
+        self.version += 1
+        await self.store.game_started(self.game_id, self.state, self.room.id, self.players)
+        self.publish([Event("game_created", {"game_id": self.game_id})], seats_changed=True)
+        self.on_change(self)
+
+    async def apply(self, action: engine.Action) -> None:
+        assert self.state is not None
+        try:
+            self.state, events = engine.apply(self.state, action)
+        except engine.NotYourTurn as error:
+            raise TableError("not_your_turn", str(error)) from None
+        except engine.IllegalLayout as error:
+            raise TableError("illegal_layout", str(error)) from None
+        except engine.IllegalAction as error:
+            raise TableError("illegal", str(error)) from None
+        except engine.MalformedInput as error:
+            raise TableError("malformed", str(error)) from None
+        self.version += 1
+        self.publish(events)
+        if self.state.phase == Phase.FINISHED:
+            await self.finish_game()
+
+    async def finish_game(self) -> None:
+        assert self.state is not None and self.game_id is not None
+        self.last_points = await self.store.game_finished(self.game_id, self.state, self.players)
+        for info in self.seats:
+            info.ready = False
+            info.away_until = None
+            if info.connections == 0:  # players who left are not kept seated
+                info.user_id, info.name = None, None
+        self.publish(
+            [Event("points", {"game_id": self.game_id, "points": self.last_points})],
+            seats_changed=True,
+        )
+        self.on_change(self)
+
+    def publish(self, events: list[Event], seats_changed: bool = False) -> None:
+        numbered = []
+        for event in events:
+            self.seq += 1
+            numbered.append((self.seq, event))
+        self.log += numbered
+        update = TableUpdate(self.id, self.version, numbered, seats_changed)
+        self.broker.publish(f"table:{self.id}", update)
+
+    def seats_changed(self) -> None:
+        self.version += 1
+        self.publish([], seats_changed=True)
+        self.on_change(self)
+
+    # --- what clients see ---------------------------------------------------------------------
+
+    @property
+    def status(self) -> str:
+        if self.in_game:
+            return "playing"
+        return "finished" if self.state is not None else "waiting"
+
+    def listing(self) -> dict[str, Any]:
+        """The table as the lobby lists it (public)."""
+        return {
+            "id": self.id,
+            "room": self.room.id,
+            "variant": self.variant.key,
+            "status": self.status,
+            "host": self.host,
+            "seats": [
+                {"seat": i, "name": s.name, "ready": s.ready, "away": s.away_until is not None}
+                for i, s in enumerate(self.seats)
+            ],
+        }
+
+    def snapshot(self, viewer: int | None) -> dict[str, Any]:
+        """Everything a viewer needs to draw the table now."""
+        return {
+            **self.listing(),
+            "version": self.version,
+            "seq": self.seq,
+            "you": viewer,
+            "game_id": self.game_id,
+            "game": None if self.state is None else engine.view(self.state, viewer),
+            "points": self.last_points if self.status == "finished" else None,
+        }

@@ -1,0 +1,89 @@
+"""Fixtures: the real app on SQLite and, when PostgreSQL is reachable, on PostgreSQL too.
+
+PostgreSQL runs when ``JUNQI_TEST_POSTGRES`` names a server URL (``.ci/run`` sets it to the
+machine's server); each test session gets a database of its own, dropped at the end.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import secrets
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from fastapi.testclient import TestClient
+
+from server.app import create_app
+from server.config import RoomConfig, Settings
+
+POSTGRES = os.environ.get(
+    "JUNQI_TEST_POSTGRES"
+)  # e.g. postgresql+asyncpg://postgres@127.0.0.1/test
+
+FAST_ROOMS = [
+    RoomConfig(
+        id="siguo-fast",
+        name="四国 fast",
+        variant="siguo",
+        options={"move_seconds": 30, "deploy_seconds": 60},
+    ),
+    RoomConfig(
+        id="liangguo-fast",
+        name="二人 fast",
+        variant="liangguo",
+        options={"move_seconds": 30, "deploy_seconds": 60},
+    ),
+]
+
+
+async def _admin(url: str, sql: str) -> None:
+    import asyncpg
+
+    plain = url.replace("postgresql+asyncpg://", "postgresql://")
+    connection = await asyncpg.connect(plain)
+    try:
+        await connection.execute(sql)
+    finally:
+        await connection.close()
+
+
+@pytest.fixture(scope="session")
+def postgres_url() -> Iterator[str]:
+    if POSTGRES is None:
+        pytest.skip("PostgreSQL tests need JUNQI_TEST_POSTGRES (set by .ci/run)")
+    name = f"junqi_test_{secrets.token_hex(4)}"
+    asyncio.run(_admin(POSTGRES, f"CREATE DATABASE {name}"))
+    yield POSTGRES.rsplit("/", 1)[0] + "/" + name
+    asyncio.run(_admin(POSTGRES, f"DROP DATABASE {name} WITH (FORCE)"))
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    if request.param == "sqlite":
+        return f"sqlite+aiosqlite:///{tmp_path / 'junqi.db'}"
+    return str(request.getfixturevalue("postgres_url"))
+
+
+def make_settings(database_url: str, **changes: object) -> Settings:
+    return Settings(database_url=database_url, rooms=FAST_ROOMS, **changes)  # type: ignore[arg-type]
+
+
+@pytest.fixture
+def client(database_url: str) -> Iterator[TestClient]:
+    with TestClient(create_app(make_settings(database_url))) as c:
+        yield c
+
+
+@pytest.fixture
+def sqlite_client(tmp_path: Path) -> Iterator[TestClient]:
+    url = f"sqlite+aiosqlite:///{tmp_path / 'junqi.db'}"
+    with TestClient(create_app(make_settings(url))) as c:
+        yield c
+
+
+def register(client: TestClient, name: str) -> str:
+    response = client.post("/api/auth/register", json={"name": name, "password": "secret-pw"})
+    assert response.status_code == 201, response.text
+    return str(response.json()["token"])
