@@ -12,6 +12,7 @@ import secrets
 from collections.abc import Iterator
 from pathlib import Path
 
+import asyncpg
 import pytest
 from fastapi.testclient import TestClient
 
@@ -39,8 +40,6 @@ FAST_ROOMS = [
 
 
 async def _admin(url: str, sql: str) -> None:
-    import asyncpg
-
     plain = url.replace("postgresql+asyncpg://", "postgresql://")
     connection = await asyncpg.connect(plain)
     try:
