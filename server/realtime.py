@@ -184,6 +184,7 @@ class Connection:
             await self.send({"type": "pong", "ref": m.id, "at": time.time()})
         elif isinstance(m, WatchLobby):
             self.follow(LOBBY_TOPIC, self.lobby_update)
+            self.follow("chat:lobby", self.chat_message)
             await self.lobby_update(self.lobby.listing())
         elif isinstance(m, CreateTable):
             table = self.lobby.create_table(m.room)
@@ -196,18 +197,18 @@ class Connection:
             table = self.lobby.table(m.table)
             await table.call(lambda: table.sit(user.id, user.name, m.seat))
             await self.open_table(table, None)
-        elif isinstance(m, Stand):
+            return {"version": table.version}
+        elif isinstance(m, Stand | Ready | Leave | Act):
             table = self.lobby.table(m.table)
-            await table.call(lambda: table.stand(user.id))
-        elif isinstance(m, Ready):
-            table = self.lobby.table(m.table)
-            await table.call(lambda: table.set_ready(user.id, m.ready))
-        elif isinstance(m, Leave):
-            table = self.lobby.table(m.table)
-            await table.call(lambda: table.leave(user.id))
-        elif isinstance(m, Act):
-            table = self.lobby.table(m.table)
-            await table.call(lambda: table.act(user.id, m.version, m.action))
+            if isinstance(m, Stand):
+                await table.call(lambda: table.stand(user.id))
+            elif isinstance(m, Ready):
+                await table.call(lambda: table.set_ready(user.id, m.ready))
+            elif isinstance(m, Leave):
+                await table.call(lambda: table.leave(user.id))
+            else:
+                await table.call(lambda: table.act(user.id, m.version, m.action))
+            return {"version": table.version}
         elif isinstance(m, Chat):
             await self.chat(m)
         return None

@@ -1,7 +1,7 @@
 """Fixtures: the real app on SQLite and, when PostgreSQL is reachable, on PostgreSQL too.
 
 PostgreSQL runs when ``JUNQI_TEST_POSTGRES`` names a server URL (``.ci/run`` sets it to the
-machine's server); each test session gets a database of its own, dropped at the end.
+machine's server); each test gets a database of its own, migrated from nothing, dropped after.
 """
 
 from __future__ import annotations
@@ -48,7 +48,7 @@ async def _admin(url: str, sql: str) -> None:
         await connection.close()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture
 def postgres_url() -> Iterator[str]:
     if POSTGRES is None:
         pytest.skip("PostgreSQL tests need JUNQI_TEST_POSTGRES (set by .ci/run)")

@@ -1,0 +1,119 @@
+"""A test-side socket client and the hidden-rank audit of everything it received."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+import engine
+
+RANKS = {r.value for r in engine.Rank}
+
+
+class Player:
+    """A WebSocket client over the Starlette test client, keeping every message it got."""
+
+    def __init__(self, ws: Any, name: str) -> None:
+        self.ws = ws
+        self.name = name
+        self.received: list[dict[str, Any]] = []
+        self.snapshot: dict[str, Any] | None = None
+        self.last_seq = 0
+        self.counter = 0
+
+    def send(self, message: dict[str, Any] | str) -> int:
+        self.counter += 1
+        if isinstance(message, str):
+            self.ws.send_text(message)
+        else:
+            self.ws.send_text(json.dumps({"id": self.counter, **message}))
+        return self.counter
+
+    def receive(self) -> dict[str, Any]:
+        message: dict[str, Any] = self.ws.receive_json()
+        self.received.append(message)
+        if message["type"] in ("table", "update"):
+            self.snapshot = message["snapshot"]
+            for event in message["events"]:
+                self.last_seq = max(self.last_seq, event["seq"])
+            self.last_seq = max(self.last_seq, 0)
+        return message
+
+    def until(self, check: Callable[[dict[str, Any]], bool], limit: int = 500) -> dict[str, Any]:
+        for _ in range(limit):
+            message = self.receive()
+            if check(message):
+                return message
+        raise AssertionError(f"{self.name}: nothing matched in {limit} messages")
+
+    def reply(self, ref: int) -> dict[str, Any]:
+        return self.until(lambda m: m["type"] in ("ok", "error") and m.get("ref") == ref)
+
+    def request(self, message: dict[str, Any]) -> dict[str, Any]:
+        return self.reply(self.send(message))
+
+    @property
+    def version(self) -> int:
+        return -1 if self.snapshot is None else int(self.snapshot["version"])
+
+    def sync(self, version: int) -> None:
+        """Read until this client has seen the table at ``version`` or later."""
+        if self.version < version:
+            self.until(lambda m: m["type"] in ("table", "update") and self.version >= version)
+
+    def act(self, table: str, action: dict[str, Any]) -> dict[str, Any]:
+        """Send a game action at the version this client knows; if that was stale, once more
+        at the version it has seen since."""
+        for _ in range(2):
+            reply = self.request(
+                {"type": "act", "table": table, "version": self.version, "action": action}
+            )
+            if reply.get("code") != "stale_version":
+                break
+        return reply
+
+    @property
+    def game(self) -> dict[str, Any]:
+        assert self.snapshot is not None and self.snapshot["game"] is not None
+        game: dict[str, Any] = self.snapshot["game"]
+        return game
+
+
+def audit(messages: list[dict[str, Any]], seat: int | None) -> int:
+    """Fail if any message shows ``seat`` (None: a spectator) a rank of another seat's piece,
+    other than a flag (司令 deaths reveal flags), before the game is over. Returns how many
+    ranks were checked."""
+    checked = 0
+    for message in messages:
+        if message["type"] not in ("table", "update"):
+            continue
+        game = message["snapshot"]["game"]
+        if game is None or game["phase"] == "finished":
+            continue
+        for piece in game.get("pieces", []):
+            if "rank" in piece:
+                checked += 1
+                assert piece["seat"] == seat or piece["rank"] == "flag", (seat, piece)
+        for event in message["events"]:
+            if event["kind"] in ("game_over", "hand"):
+                continue
+            if "rank" in event and event["kind"] == "moved":
+                checked += 1
+                assert event["seat"] == seat, (seat, event)
+            if "defender_rank" in event:
+                checked += 1
+                assert event["defender"] == seat, (seat, event)
+            others = {k: v for k, v in event.items() if k not in ("rank", "defender_rank")}
+            assert not RANKS & set(map(str, _values(others))), (seat, event)
+        layouts = game.get("layouts")
+        assert layouts is None
+    return checked
+
+
+def _values(data: Any) -> list[Any]:
+    if isinstance(data, dict):
+        return [v for value in data.values() for v in _values(value)]
+    if isinstance(data, list):
+        return [v for value in data for v in _values(value)]
+    return [data]

@@ -1,0 +1,234 @@
+"""The WebSocket protocol over the real app: tables, seats, a game, errors, resync, chat."""
+
+from __future__ import annotations
+
+import json
+import random
+import time
+from contextlib import ExitStack
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+from starlette.websockets import WebSocketDisconnect
+
+import engine
+from server.app import create_app
+from server.config import RoomConfig
+from tests.server.conftest import make_settings, register
+from tests.server.sockets import Player, audit
+
+
+def connect(stack: ExitStack, client: TestClient, name: str) -> Player:
+    token = register(client, name)
+    player = Player(stack.enter_context(client.websocket_connect(f"/ws?token={token}")), name)
+    assert player.receive()["type"] == "welcome"
+    return player
+
+
+def table_of_two(client: TestClient, stack: ExitStack) -> tuple[Player, Player, str]:
+    alice, bob = connect(stack, client, "alice"), connect(stack, client, "bob")
+    table = alice.request({"type": "create_table", "room": "liangguo-fast"})["table"]
+    assert alice.request({"type": "sit", "table": table, "seat": 0})["type"] == "ok"
+    assert bob.request({"type": "sit", "table": table, "seat": 1})["type"] == "ok"
+    return alice, bob, table
+
+
+def start_game(alice: Player, bob: Player, table: str, seed: int) -> None:
+    """Both ready, both deploy automatic layouts; returns when both see play start."""
+    for p in (alice, bob):
+        v = p.request({"type": "ready", "table": table})["version"]
+    for p in (alice, bob):
+        p.sync(v)
+    for seat, p in ((0, alice), (1, bob)):
+        layout = engine.auto_layout("liangguo", seat, seed)
+        reply = p.act(table, {"type": "place_layout", "layout": layout})
+        assert reply["type"] == "ok", reply
+    for p in (alice, bob):
+        p.sync(reply["version"])
+        assert p.game["phase"] == "playing"
+
+
+def test_sockets_need_a_token(sqlite_client: TestClient) -> None:
+    for url in ("/ws", "/ws?token=nope"):
+        with (
+            pytest.raises(WebSocketDisconnect) as closed,
+            sqlite_client.websocket_connect(url) as ws,
+        ):
+            ws.receive_json()
+        assert closed.value.code == 4401
+
+
+def test_a_whole_two_player_game(client: TestClient) -> None:
+    rng = random.Random(5)
+    with ExitStack() as stack:
+        alice, bob, table = table_of_two(client, stack)
+        players = {0: alice, 1: bob}
+        start_game(alice, bob, table, 11)
+        moves = 0
+        while alice.game["phase"] == "playing" and moves < 600:
+            mover = players[alice.game["to_move"]]
+            legal = mover.game["legal_moves"]
+            origin = rng.choice(sorted(legal))
+            reply = mover.act(
+                table, {"type": "move", "origin": origin, "target": rng.choice(legal[origin])}
+            )
+            assert reply["type"] == "ok", reply
+            moves += 1
+            for p in players.values():
+                p.sync(reply["version"])
+        assert alice.game["phase"] == "finished", moves
+        result = alice.game["result"]
+        assert result["reason"] in ("no_capture", "elimination")
+        for seat, p in players.items():
+            assert audit(p.received, seat) > 0
+        # the finished game's record is public and replays
+        games = client.get("/api/games").json()
+        assert games[0]["status"] == "finished" and games[0]["seed"]
+        record = client.get(f"/api/games/{games[0]['id']}/record").json()
+        assert record["result"]["reason"] == result["reason"]
+        steps = len(record["record"]["actions"])
+        last = client.get(f"/api/games/{games[0]['id']}/replay/{steps}").json()
+        assert last["state"]["phase"] == "finished"
+        me = client.get("/api/users/alice").json()
+        liangguo = next(s for s in me["standings"] if s["variant"] == "liangguo")
+        assert liangguo["wins"] + liangguo["losses"] + liangguo["draws"] == 1
+
+
+def test_bad_messages_get_errors_and_the_game_goes_on(client: TestClient) -> None:
+    with ExitStack() as stack:
+        alice, bob, table = table_of_two(client, stack)
+        start_game(alice, bob, table, 1)
+        mover = alice if alice.game["to_move"] == 0 else bob
+        waiting = bob if mover is alice else alice
+
+        def act_raw(player: Player, action: dict[str, Any], at: int | None = None) -> str:
+            message = {
+                "type": "act",
+                "table": table,
+                "version": at or player.version,
+                "action": action,
+            }
+            return str(player.request(message)["code"])
+
+        errors = []
+        mover.send("{not json")
+        errors.append(mover.until(lambda m: m["type"] == "error")["code"])
+        errors.append(mover.request({"type": "teleport"})["code"])
+        errors.append(mover.request({"type": "sit", "table": table})["code"])  # no seat
+        errors.append(mover.request({"type": "sit", "table": "nope", "seat": 0})["code"])
+        origin = sorted(mover.game["legal_moves"])[0]
+        target = mover.game["legal_moves"][origin][0]
+        move = {"type": "move", "origin": origin, "target": target}
+        errors.append(act_raw(waiting, move))  # not its turn
+        hq = f"{mover.game['to_move']}:62"
+        errors.append(act_raw(mover, {"type": "move", "origin": hq, "target": origin}))
+        errors.append(act_raw(mover, move, at=1))  # a stale version
+        errors.append(act_raw(mover, {"type": "timeout"}))
+        errors.append(act_raw(mover, {**move, "seat": 1 - mover.game["to_move"]}))
+        errors.append(act_raw(mover, {"type": "move", "origin": "x"}))
+        mover.send(json.dumps({"type": "chat", "channel": "lobby", "text": "x" * 20000}))
+        errors.append(mover.until(lambda m: m["type"] == "error")["code"])
+        assert errors == [
+            "bad_json",
+            "bad_message",
+            "bad_message",
+            "no_table",
+            "not_your_turn",
+            "illegal",
+            "stale_version",
+            "not_allowed",
+            "not_your_seat",
+            "malformed",
+            "too_large",
+        ]
+        reply = mover.act(table, move)
+        assert reply["type"] == "ok"  # the game went on untouched
+
+
+def test_a_spectator_sees_only_the_public_view(client: TestClient) -> None:
+    with ExitStack() as stack:
+        alice, bob, table = table_of_two(client, stack)
+        carol = connect(stack, client, "carol")
+        assert carol.request({"type": "open", "table": table})["type"] == "ok"
+        start_game(alice, bob, table, 2)
+        carol.sync(alice.version)
+        assert carol.snapshot is not None and carol.snapshot["you"] is None
+        assert carol.game["phase"] == "playing"
+        assert all("rank" not in p for p in carol.game["pieces"])
+        assert "legal_moves" not in carol.game
+        assert audit(carol.received, None) == 0
+        assert carol.act(table, {"type": "surrender"})["code"] == "not_playing"
+
+
+def test_a_reconnecting_player_gets_what_it_missed(client: TestClient) -> None:
+    with ExitStack() as stack:
+        alice, bob, table = table_of_two(client, stack)
+        for p in (alice, bob):
+            v = p.request({"type": "ready", "table": table})["version"]
+        bob.sync(v)
+        login = client.post("/api/auth/login", json={"name": "bob", "password": "secret-pw"})
+        seen_before = bob.last_seq
+        bob.ws.close()
+        layout = engine.auto_layout("liangguo", 0, 3)
+        alice.sync(v)
+        assert alice.act(table, {"type": "place_layout", "layout": layout})["type"] == "ok"
+        url = f"/ws?token={login.json()['token']}"
+        back = Player(stack.enter_context(client.websocket_connect(url)), "bob")
+        back.receive()
+        ref = back.send({"type": "open", "table": table, "since": seen_before})
+        snapshot = back.until(lambda m: m["type"] == "table")
+        assert back.reply(ref)["type"] == "ok"
+        kinds = [e["kind"] for e in snapshot["events"]]
+        assert "deployed" in kinds  # alice's layout, made while bob was away
+        assert all(e["seq"] > seen_before for e in snapshot["events"])
+        assert snapshot["snapshot"]["you"] == 1
+        assert snapshot["snapshot"]["seats"][1]["away"] is False
+
+
+def test_a_deadline_passes_and_the_seat_is_skipped(tmp_path: Path) -> None:
+    settings = make_settings(f"sqlite+aiosqlite:///{tmp_path / 'clock.db'}")
+    settings.rooms = [
+        RoomConfig(
+            id="quick",
+            name="quick",
+            variant="liangguo",
+            options={"move_seconds": 1, "deploy_seconds": 30},
+        )
+    ]
+    with TestClient(create_app(settings)) as client, ExitStack() as stack:
+        alice, bob = connect(stack, client, "alice"), connect(stack, client, "bob")
+        table = alice.request({"type": "create_table", "room": "quick"})["table"]
+        alice.request({"type": "sit", "table": table, "seat": 0})
+        bob.request({"type": "sit", "table": table, "seat": 1})
+        start_game(alice, bob, table, 4)
+        started = time.time()
+        skipped = bob.until(
+            lambda m: m["type"] == "update" and any(e["kind"] == "skipped" for e in m["events"])
+        )
+        assert time.time() - started >= 0.5
+        event = next(e for e in skipped["events"] if e["kind"] == "skipped")
+        assert event["reason"] == "timeout" and event["seat"] == 0
+
+
+def test_lobby_updates_and_chat(client: TestClient) -> None:
+    with ExitStack() as stack:
+        alice, bob = connect(stack, client, "alice"), connect(stack, client, "bob")
+        assert bob.request({"type": "lobby"})["type"] == "ok"
+        alice.request({"type": "create_table", "room": "siguo-fast"})
+        listing = bob.until(
+            lambda m: m["type"] == "lobby" and any(r["tables"] for r in m["lobby"]["rooms"])
+        )
+        room = next(r for r in listing["lobby"]["rooms"] if r["id"] == "siguo-fast")
+        assert len(room["tables"][0]["seats"]) == 4
+        assert alice.request({"type": "chat", "channel": "lobby", "text": "你好"})["type"] == "ok"
+        line = bob.until(lambda m: m["type"] == "chat")
+        assert (line["from"], line["text"]) == ("alice", "你好")
+        too_long = alice.request({"type": "chat", "channel": "lobby", "text": "长" * 201})
+        assert too_long["code"] == "too_long"
+        codes = [
+            alice.request({"type": "chat", "channel": "lobby", "text": "hi"})["type"]
+            for _ in range(25)
+        ]
+        assert codes.count("ok") == 19 and "error" in codes  # 20 lines a minute
