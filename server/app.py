@@ -8,7 +8,7 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
 
-from server import accounts, games, lobby, realtime
+from server import accounts, games, layouts, lobby, realtime
 from server.broker import InMemoryBroker
 from server.config import Settings, get_settings
 from server.db import Database, migrate
@@ -41,6 +41,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(accounts.router)
     app.include_router(lobby.router)
     app.include_router(games.router)
+    app.include_router(layouts.router)
     app.include_router(realtime.router)
 
     @app.get("/health", tags=["ops"])

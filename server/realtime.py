@@ -220,7 +220,7 @@ class Connection:
         self.watching.add(table.id)
         self.follow(f"table:{table.id}", lambda update: self.table_update(table, update))
         self.follow(f"chat:{table.id}", self.chat_message)
-        if first and table.seat_of(self.user.id) is not None:
+        if first:
             await table.call(lambda: table.connection_changed(self.user.id, +1))
         viewer = self.viewer(table)
         missed = []
@@ -246,7 +246,7 @@ class Connection:
         self.unfollow(f"table:{table_id}")
         self.unfollow(f"chat:{table_id}")
         table = self.lobby.tables.get(table_id)
-        if table is not None and table.seat_of(self.user.id) is not None:
+        if table is not None:
             await table.call(lambda: table.connection_changed(self.user.id, -1))
 
     def viewer(self, table: Table) -> int | None:

@@ -42,7 +42,6 @@ class SeatInfo:
     user_id: int | None = None
     name: str | None = None
     ready: bool = False
-    connections: int = 0  # live sockets of the seated user
     away_until: float | None = None  # disconnected during a game: the grace deadline
 
 
@@ -80,6 +79,7 @@ class Table:
         self.seq = 0
         self.log: list[tuple[int, Event]] = []  # the current game's events, numbered
         self.last_points: list[int] = []
+        self.watchers: dict[int, int] = {}  # user id -> sockets watching this table
         self.inbox: asyncio.Queue[tuple[Callable[[], Awaitable[Any]], asyncio.Future[Any]]] = (
             asyncio.Queue()
         )
@@ -157,7 +157,7 @@ class Table:
         old = self.seat_of(user_id)
         if old is not None:
             self.seats[old] = SeatInfo()
-        self.seats[seat] = SeatInfo(user_id=user_id, name=name, connections=1)
+        self.seats[seat] = SeatInfo(user_id=user_id, name=name)
         if self.host is None or self.host == old:
             self.host = seat
         self.seats_changed()
@@ -213,16 +213,18 @@ class Table:
         await self.apply(parsed)
 
     async def connection_changed(self, user_id: int, delta: int) -> None:
-        """A socket of a seated user opened (+1) or closed (-1): start or end the grace."""
+        """A socket of a user started (+1) or stopped (-1) watching this table; a seated player
+        with no socket left during a game gets the grace period to come back."""
+        watching = max(0, self.watchers.get(user_id, 0) + delta)
+        self.watchers[user_id] = watching
         seat = self.seat_of(user_id)
         if seat is None:
             return
         info = self.seats[seat]
-        info.connections = max(0, info.connections + delta)
-        if info.connections == 0 and self.in_game:
+        if watching == 0 and self.in_game:
             assert self.state is not None
             info.away_until = time.time() + self.state.rules.disconnect_grace_seconds
-        elif info.connections > 0:
+        elif watching > 0:
             info.away_until = None
         self.seats_changed()
 
@@ -289,7 +291,8 @@ class Table:
         for info in self.seats:
             info.ready = False
             info.away_until = None
-            if info.connections == 0:  # players who left are not kept seated
+            if info.user_id is not None and not self.watchers.get(info.user_id):
+                # players who left are not kept seated
                 info.user_id, info.name = None, None
         self.publish(
             [Event("points", {"game_id": self.game_id, "points": self.last_points})],

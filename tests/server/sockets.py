@@ -48,7 +48,7 @@ class Player:
         raise AssertionError(f"{self.name}: nothing matched in {limit} messages")
 
     def reply(self, ref: int) -> dict[str, Any]:
-        return self.until(lambda m: m["type"] in ("ok", "error") and m.get("ref") == ref)
+        return self.until(lambda m: m["type"] in ("ok", "error", "pong") and m.get("ref") == ref)
 
     def request(self, message: dict[str, Any]) -> dict[str, Any]:
         return self.reply(self.send(message))

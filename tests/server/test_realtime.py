@@ -232,3 +232,59 @@ def test_lobby_updates_and_chat(client: TestClient) -> None:
             for _ in range(25)
         ]
         assert codes.count("ok") == 19 and "error" in codes  # 20 lines a minute
+
+
+def test_a_player_who_does_not_come_back_escapes(tmp_path: Path) -> None:
+    settings = make_settings(f"sqlite+aiosqlite:///{tmp_path / 'grace.db'}")
+    settings.rooms = [
+        RoomConfig(
+            id="quick",
+            name="quick",
+            variant="liangguo",
+            options={"move_seconds": 30, "disconnect_grace_seconds": 1},
+        )
+    ]
+    with TestClient(create_app(settings)) as client, ExitStack() as stack:
+        alice, bob = connect(stack, client, "alice"), connect(stack, client, "bob")
+        table = alice.request({"type": "create_table", "room": "quick"})["table"]
+        alice.request({"type": "sit", "table": table, "seat": 0})
+        bob.request({"type": "sit", "table": table, "seat": 1})
+        start_game(alice, bob, table, 6)
+        bob.ws.close()
+        away = alice.until(lambda m: m["type"] == "update" and m["snapshot"]["seats"][1]["away"])
+        assert away["snapshot"]["status"] == "playing"
+        over = alice.until(
+            lambda m: m["type"] == "update" and m["snapshot"]["status"] == "finished"
+        )
+        result = over["snapshot"]["game"]["result"]
+        assert result["reason"] == "escape" and result["winners"] == [0]
+        assert [s["outcome"] for s in result["seats"]] == ["win", "escape"]
+
+
+def test_a_player_who_comes_back_in_time_is_not_punished(tmp_path: Path) -> None:
+    settings = make_settings(f"sqlite+aiosqlite:///{tmp_path / 'back.db'}")
+    settings.rooms = [
+        RoomConfig(
+            id="quick",
+            name="quick",
+            variant="liangguo",
+            options={"move_seconds": 30, "disconnect_grace_seconds": 2},
+        )
+    ]
+    with TestClient(create_app(settings)) as client, ExitStack() as stack:
+        alice, bob = connect(stack, client, "alice"), connect(stack, client, "bob")
+        table = alice.request({"type": "create_table", "room": "quick"})["table"]
+        alice.request({"type": "sit", "table": table, "seat": 0})
+        bob.request({"type": "sit", "table": table, "seat": 1})
+        start_game(alice, bob, table, 7)
+        token = client.post("/api/auth/login", json={"name": "bob", "password": "secret-pw"})
+        bob.ws.close()
+        alice.until(lambda m: m["type"] == "update" and m["snapshot"]["seats"][1]["away"])
+        url = f"/ws?token={token.json()['token']}"
+        back = Player(stack.enter_context(client.websocket_connect(url)), "bob")
+        back.receive()
+        assert back.request({"type": "open", "table": table})["type"] == "ok"
+        time.sleep(2.5)
+        assert back.request({"type": "ping"})["type"] == "pong"
+        assert back.snapshot is not None
+        assert back.snapshot["status"] == "playing" and not back.snapshot["seats"][1]["away"]

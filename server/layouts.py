@@ -1,0 +1,106 @@
+"""Saved layouts (保存布局 / 调入布局): per-user CRUD, in the engine's text notation."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, HTTPException, Response
+from fastapi.responses import PlainTextResponse
+from pydantic import BaseModel, Field
+from sqlalchemy import select
+from sqlalchemy.exc import IntegrityError
+
+import engine
+from server.accounts import CurrentUser, Session
+from server.models import SavedLayout
+
+router = APIRouter(prefix="/api/layouts", tags=["layouts"])
+
+
+class LayoutIn(BaseModel):
+    name: str = Field(min_length=1, max_length=64, examples=["稳守左旗"])
+    variant: str = Field(examples=["siguo"])
+    text: str = Field(max_length=2000, description="the layout file (engine text notation)")
+
+
+class LayoutOut(LayoutIn):
+    id: int
+    problems: list[str] = Field(description="deployment problems for seat 0 ([] when legal)")
+
+
+def _check(body: LayoutIn) -> list[str]:
+    if body.variant not in engine.VARIANTS:
+        raise HTTPException(422, f"unknown variant {body.variant!r}")
+    try:
+        layout = engine.parse_layout(body.text, 0)
+    except engine.MalformedInput as error:
+        raise HTTPException(422, str(error)) from None
+    if engine.get_variant(body.variant).dealing is not None:
+        return []  # dealt hands differ from game to game: checked when deployed
+    return engine.deployment_problems(body.variant, 0, layout)
+
+
+def _out(row: SavedLayout) -> LayoutOut:
+    body = LayoutIn(name=row.name, variant=row.variant, text=row.text)
+    return LayoutOut(id=row.id, problems=_check(body), **body.model_dump())
+
+
+@router.get("", response_model=list[LayoutOut])
+async def list_layouts(user: CurrentUser, session: Session) -> list[LayoutOut]:
+    rows = await session.execute(
+        select(SavedLayout).where(SavedLayout.user_id == user.id).order_by(SavedLayout.name)
+    )
+    return [_out(row) for row in rows.scalars()]
+
+
+@router.post("", response_model=LayoutOut, status_code=201)
+async def save_layout(body: LayoutIn, user: CurrentUser, session: Session) -> LayoutOut:
+    """Save (or import) a layout file; illegal layouts are kept, with their problems listed."""
+    _check(body)
+    row = SavedLayout(user_id=user.id, name=body.name, variant=body.variant, text=body.text)
+    session.add(row)
+    try:
+        await session.commit()
+    except IntegrityError:
+        raise HTTPException(
+            409, f"you already have a {body.variant} layout {body.name!r}"
+        ) from None
+    return _out(row)
+
+
+async def _own(session: Session, user_id: int, layout_id: int) -> SavedLayout:
+    row = await session.get(SavedLayout, layout_id)
+    if row is None or row.user_id != user_id:
+        raise HTTPException(404, f"no layout {layout_id}")
+    return row
+
+
+@router.put("/{layout_id}", response_model=LayoutOut)
+async def update_layout(
+    layout_id: int, body: LayoutIn, user: CurrentUser, session: Session
+) -> LayoutOut:
+    _check(body)
+    row = await _own(session, user.id, layout_id)
+    row.name, row.variant, row.text = body.name, body.variant, body.text
+    try:
+        await session.commit()
+    except IntegrityError:
+        raise HTTPException(
+            409, f"you already have a {body.variant} layout {body.name!r}"
+        ) from None
+    return _out(row)
+
+
+@router.delete("/{layout_id}", status_code=204)
+async def delete_layout(layout_id: int, user: CurrentUser, session: Session) -> Response:
+    await session.delete(await _own(session, user.id, layout_id))
+    await session.commit()
+    return Response(status_code=204)
+
+
+@router.get("/{layout_id}/file", response_class=PlainTextResponse)
+async def export_layout(layout_id: int, user: CurrentUser, session: Session) -> PlainTextResponse:
+    """The layout as a text file to download and edit by hand."""
+    row = await _own(session, user.id, layout_id)
+    return PlainTextResponse(
+        row.text,
+        headers={"Content-Disposition": f'attachment; filename="layout-{row.id}.txt"'},
+    )
