@@ -136,6 +136,8 @@ class Connection:
             try:
                 while True:
                     await handle(await sub.get())
+            except (WebSocketDisconnect, RuntimeError):
+                pass  # the client went away; the socket loop cleans up
             finally:
                 sub.close()
 
@@ -344,8 +346,8 @@ async def socket(ws: WebSocket) -> None:
         while True:
             raw = await asyncio.wait_for(ws.receive_text(), idle)
             await connection.handle(raw)
-    except (WebSocketDisconnect, TimeoutError):
-        pass
+    except (WebSocketDisconnect, TimeoutError, RuntimeError):
+        pass  # gone, silent too long, or closed while we were answering
     finally:
         await connection.closed()
         with contextlib.suppress(Exception):

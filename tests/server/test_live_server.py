@@ -132,6 +132,12 @@ async def play(client: Client, table: str, rng: random.Random, script: dict[str,
             client.take(message)
             if message["type"] == "error" and message["code"] == "stale_version":
                 acted_at = -1  # act again on the newer snapshot
+            if script.get("sleeping") and message["type"] == "update":
+                if any(
+                    e["kind"] == "skipped" and e["seat"] == client.seat for e in message["events"]
+                ):
+                    script["sleeping"] = False  # the clock ran out: play on
+                continue
             game = client.game
             if game is None or client.snapshot is None:
                 continue
@@ -149,8 +155,7 @@ async def play(client: Client, table: str, rng: random.Random, script: dict[str,
                 if turns == script.get("garbage_at"):
                     await ws.send("{this is not json")
                 if turns == script.get("sleep_at"):
-                    script["slept"] = True
-                    acted_at = version
+                    script["slept"] = script["sleeping"] = True
                     continue  # let the clock run out on this turn
                 if turns == script.get("drop_at"):
                     script["dropped"] = True
