@@ -27,6 +27,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         app.state.db = db
         app.state.broker = broker
         app.state.lobby = lobby.Lobby(settings.rooms, broker, Store(db.sessions))
+        app.state.chat_times = {}  # user id -> times of recent chat lines (rate limit)
         try:
             yield
         finally:

@@ -119,7 +119,8 @@ class Connection:
         self.settings = ws.app.state.settings
         self.forwarders: dict[str, asyncio.Task[None]] = {}
         self.watching: set[str] = set()
-        self.chat_times: deque[float] = deque()
+        # chat lines per user, shared by all of the user's sockets
+        self.chat_times: deque[float] = ws.app.state.chat_times.setdefault(user.id, deque())
         self.send_lock = asyncio.Lock()
 
     async def send(self, message: dict[str, Any]) -> None:

@@ -27,6 +27,15 @@ def connect(stack: ExitStack, client: TestClient, name: str) -> Player:
     return player
 
 
+def connect_again(stack: ExitStack, client: TestClient, name: str) -> Player:
+    """A second socket of an existing user."""
+    login = client.post("/api/auth/login", json={"name": name, "password": "secret-pw"})
+    url = f"/ws?token={login.json()['token']}"
+    player = Player(stack.enter_context(client.websocket_connect(url)), name)
+    assert player.receive()["type"] == "welcome"
+    return player
+
+
 def table_of_two(client: TestClient, stack: ExitStack) -> tuple[Player, Player, str]:
     alice, bob = connect(stack, client, "alice"), connect(stack, client, "bob")
     table = alice.request({"type": "create_table", "room": "liangguo-fast"})["table"]
@@ -227,11 +236,14 @@ def test_lobby_updates_and_chat(client: TestClient) -> None:
         assert (line["from"], line["text"]) == ("alice", "你好")
         too_long = alice.request({"type": "chat", "channel": "lobby", "text": "长" * 201})
         assert too_long["code"] == "too_long"
+        second = connect_again(stack, client, "alice")
         codes = [
-            alice.request({"type": "chat", "channel": "lobby", "text": "hi"})["type"]
-            for _ in range(25)
+            (alice if n % 2 else second).request(
+                {"type": "chat", "channel": "lobby", "text": "hi"}
+            )["type"]
+            for n in range(25)
         ]
-        assert codes.count("ok") == 19 and "error" in codes  # 20 lines a minute
+        assert codes.count("ok") == 19 and "error" in codes  # 20 lines a minute, per user
 
 
 def test_a_player_who_does_not_come_back_escapes(tmp_path: Path) -> None:
@@ -288,3 +300,50 @@ def test_a_player_who_comes_back_in_time_is_not_punished(tmp_path: Path) -> None
         assert back.request({"type": "ping"})["type"] == "pong"
         assert back.snapshot is not None
         assert back.snapshot["status"] == "playing" and not back.snapshot["seats"][1]["away"]
+
+
+def test_a_running_game_s_record_is_private(client: TestClient) -> None:
+    with ExitStack() as stack:
+        alice, bob, table = table_of_two(client, stack)
+        start_game(alice, bob, table, 8)
+        game_id = alice.snapshot["game_id"] if alice.snapshot else None
+        listed = client.get("/api/games").json()
+        assert listed[0]["id"] == game_id and listed[0]["seed"] is None
+        assert listed[0]["commitment"] == alice.game["commitment"]
+        assert client.get(f"/api/games/{game_id}/record").status_code == 403
+        assert client.get(f"/api/games/{game_id}/replay/0").status_code == 403
+        assert client.get("/api/games/nope/record").status_code == 404
+
+
+def test_a_dealt_game_keeps_each_hand_private(tmp_path: Path) -> None:
+    settings = make_settings(f"sqlite+aiosqlite:///{tmp_path / 'deal.db'}")
+    settings.rooms = [RoomConfig(id="luan", name="乱战", variant="luanzhan")]
+    with TestClient(create_app(settings)) as client, ExitStack() as stack:
+        players = [connect(stack, client, f"p{seat}") for seat in range(4)]
+        table = players[0].request({"type": "create_table", "room": "luan"})["table"]
+        for seat, p in enumerate(players):
+            assert p.request({"type": "sit", "table": table, "seat": seat})["type"] == "ok"
+        for p in players:
+            v = p.request({"type": "ready", "table": table})["version"]
+        for p in players:
+            p.sync(v)
+            assert p.game["phase"] == "picking"
+        for _ in range(3):  # the last three movers pick, the host gets the last colour
+            picker = players[players[0].game["deal"]["waiting"][0]]
+            taken = players[0].game["deal"]["picks"]
+            colour = next(c for c in range(4) if c not in taken)
+            reply = picker.act(table, {"type": "pick_colour", "colour": colour})
+            assert reply["type"] == "ok", reply
+            for p in players:
+                p.sync(reply["version"])
+        for seat, p in enumerate(players):
+            deal = p.game["deal"]
+            assert deal["hand"] is not None and len(deal["hand"]) == 25
+            assert None not in deal["picks"]
+            for message in p.received:  # nobody ever saw another seat's hand
+                for event in message.get("events", []):
+                    if event["kind"] == "hand":
+                        assert event["seat"] == seat
+        spectator = connect(stack, client, "watcher")
+        spectator.request({"type": "open", "table": table})
+        assert spectator.game["deal"]["hand"] is None
