@@ -86,6 +86,20 @@ class Move:
 
 
 @dataclass(frozen=True, slots=True)
+class Pause:
+    """The platform pauses play (三打一: a player is away); every clock stops."""
+
+    now: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class Resume:
+    """Play goes on; every deadline moves on by the time the game stood still."""
+
+    now: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
 class Timeout:
     """The seat to move let its clock run out (贻误战机): its turn is forfeited."""
 
@@ -130,6 +144,8 @@ Action = (
     | RaiseFlag
     | Flip
     | Move
+    | Pause
+    | Resume
     | Timeout
     | ProposeDraw
     | AnswerProposal
@@ -147,6 +163,8 @@ ACTION_TYPES: dict[str, type[Action]] = {
     "flip": Flip,
     "move": Move,
     "timeout": Timeout,
+    "pause": Pause,
+    "resume": Resume,
     "propose_draw": ProposeDraw,
     "answer_proposal": AnswerProposal,
     "surrender": Surrender,

@@ -27,10 +27,12 @@ from engine.actions import (
     Escape,
     Flip,
     Move,
+    Pause,
     PickColour,
     PlaceLayout,
     ProposeDraw,
     RaiseFlag,
+    Resume,
     Surrender,
     Timeout,
 )
@@ -186,6 +188,8 @@ def apply(state: GameState, action: Action) -> tuple[GameState, list[Event]]:
         raise IllegalAction("the game is over")
     if isinstance(action.now, bool) or not isinstance(action.now, int | float):
         raise MalformedInput("'now' is a number of seconds")
+    if state.paused_since is not None and not isinstance(action, Resume | Escape):
+        raise IllegalAction("the game is paused")
     game = _Game(state)
     handler(game, action)
     game.log = (*game.log, action)
@@ -253,6 +257,7 @@ class _Game:
         self.proposal = state.proposal
         self.result = state.result
         self.log = state.log
+        self.paused_since = state.paused_since
         self.events: list[Event] = []
 
     def freeze(self) -> GameState:
@@ -278,6 +283,7 @@ class _Game:
             proposal=self.proposal,
             result=self.result,
             log=self.log,
+            paused_since=self.paused_since,
         )
 
     # --- helpers ------------------------------------------------------------------------------
@@ -713,6 +719,23 @@ class _Game:
             held = sorted(watch.hqs - watch.taken)
             self.set_raised(seat, seeded_rng(self.seed, "raise", seat).choice(held))
 
+    def pause(self, a: Pause) -> None:
+        self.require(Phase.PLAYING)
+        self.paused_since = a.now
+        self.emit("paused", at=a.now)
+
+    def resume(self, a: Resume) -> None:
+        if self.paused_since is None:
+            raise IllegalAction("the game is not paused")
+        stood = max(0.0, a.now - self.paused_since)
+        self.paused_since = None
+        self.deadline += stood
+        self.watches = [
+            w if w.raise_by is None else dataclasses.replace(w, raise_by=w.raise_by + stood)
+            for w in self.watches
+        ]
+        self.emit("resumed", at=a.now, deadline=self.deadline)
+
     def check_draw_limits(self) -> None:
         limit = self.rules.no_capture_plies
         if limit is not None and self.quiet_moves >= limit:
@@ -944,6 +967,8 @@ _HANDLERS: dict[type, Callable[[_Game, Any], None]] = {
     Flip: fanqi.flip,
     Move: _Game.move,
     Timeout: _Game.timeout,
+    Pause: _Game.pause,
+    Resume: _Game.resume,
     ProposeDraw: _Game.propose_draw,
     AnswerProposal: _Game.answer,
     Surrender: _Game.surrender,

@@ -159,6 +159,7 @@ class GameState:
     proposal: Proposal | None
     result: GameResult | None
     log: tuple[Action, ...]  # every action applied
+    paused_since: float | None = None  # play stands still (三打一: a player is away)
 
     @property
     def board_position(self) -> Position:

@@ -86,6 +86,7 @@ class RuleOptions:
     # escapes and scoring (§9.4, §10, §11)
     escape_rule: EscapeRule = EscapeRule.QQ
     disconnect_grace_seconds: int = 60
+    pause_on_disconnect: bool = False  # 三打一: play pauses while a player is away
     score_x: int = 2  # 三国: first loser -X, its victor +X
     score_y: int = 2  # 三国: second loser -Y
     score_z: int = 6  # 三国: last survivor +Z; an escaper -Z
@@ -196,6 +197,7 @@ VARIANTS: Mapping[str, Variant] = MappingProxyType(
                 announce_commander_deaths=True,
                 escape_rule=EscapeRule.SANDAYI,
                 disconnect_grace_seconds=300,
+                pause_on_disconnect=True,
             ),
             dealing="sandayi",
         ),

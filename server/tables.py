@@ -133,7 +133,7 @@ class Table:
     def next_deadline(self) -> float | None:
         times = [s.away_until for s in self.seats if s.away_until is not None]
         state = self.state
-        if state is not None and state.phase in PLAYING_PHASES:
+        if state is not None and state.phase in PLAYING_PHASES and state.paused_since is None:
             times.append(state.deadline)
             times += [w.raise_by for w in state.watches if w.raise_by is not None]
         return min(times, default=None)
@@ -214,7 +214,8 @@ class Table:
 
     async def connection_changed(self, user_id: int, delta: int) -> None:
         """A socket of a user started (+1) or stopped (-1) watching this table; a seated player
-        with no socket left during a game gets the grace period to come back."""
+        with no socket left during a game gets the grace period to come back (in 三打一 play
+        pauses meanwhile)."""
         watching = max(0, self.watchers.get(user_id, 0) + delta)
         self.watchers[user_id] = watching
         seat = self.seat_of(user_id)
@@ -224,9 +225,21 @@ class Table:
         if watching == 0 and self.in_game:
             assert self.state is not None
             info.away_until = time.time() + self.state.rules.disconnect_grace_seconds
+            state = self.state
+            pause = state.rules.pause_on_disconnect and state.phase == Phase.PLAYING
+            if pause and state.paused_since is None and state.seats[seat].alive:
+                await self.apply(engine.Pause(now=time.time()))
         elif watching > 0:
             info.away_until = None
+            await self.resume_if_all_back()
         self.seats_changed()
+
+    async def resume_if_all_back(self) -> None:
+        state = self.state
+        if state is None or state.paused_since is None or state.phase != Phase.PLAYING:
+            return
+        if not any(s.away_until is not None for s in self.seats):
+            await self.apply(engine.Resume(now=time.time()))
 
     async def _tick(self) -> None:
         now = time.time()
@@ -235,8 +248,9 @@ class Table:
                 info.away_until = None
                 if self.in_game and self.state is not None and self.state.seats[seat].alive:
                     await self.apply(engine.Escape(seat, now=now))
+                    await self.resume_if_all_back()
         state = self.state
-        if state is None or state.phase not in PLAYING_PHASES:
+        if state is None or state.phase not in PLAYING_PHASES or state.paused_since is not None:
             return
         if any(w.raise_by is not None and w.raise_by <= now for w in state.watches) or (
             state.phase != Phase.PLAYING and now >= state.deadline

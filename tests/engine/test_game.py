@@ -727,3 +727,26 @@ def test_a_whole_game_to_a_draw_by_agreement(variant: str) -> None:
             state, _ = act(state, AnswerProposal(seat, True, now=51.0))
     assert state.result is not None and state.result.reason == "agreement"
     assert all(r.points == 0 for r in state.result.seats)
+
+
+def test_a_paused_game_stands_still_and_its_clocks_move_on() -> None:
+    state = setup("siguo", QUIET)
+    assert state.deadline == 30.0
+    state, events = act(state, engine.Pause(now=10.0))
+    assert kinds(events) == ["paused"] and state.paused_since == 10.0
+    for action in (Move(0, "0:51", "0:52", now=11.0), Timeout(now=40.0), ProposeDraw(1)):
+        with pytest.raises(engine.IllegalAction, match="paused"):
+            act(state, action)
+    state, events = act(state, engine.Resume(now=25.0))
+    assert state.paused_since is None and state.deadline == 45.0  # 15 s stood still
+    with pytest.raises(engine.IllegalAction, match="not paused"):
+        act(state, engine.Resume(now=26.0))
+    state = move(state, "0:51", "0:52", now=44.0)  # still in time
+    assert state.to_move == 1
+
+
+def test_an_escape_is_possible_while_paused() -> None:
+    state = setup("sanguo", {k: v for k, v in QUIET.items() if k[0] in "012"})
+    state, _ = act(state, engine.Pause(now=5.0))
+    state, _ = act(state, Escape(1, now=6.0))
+    assert state.seats[1].elimination is not None and state.phase == "playing"
