@@ -62,6 +62,12 @@ class Sit(_Message):
     seat: int
 
 
+class Swap(_Message):
+    type: Literal["swap"]
+    table: str
+    seat: int
+
+
 class Stand(_Message):
     type: Literal["stand"]
     table: str
@@ -99,6 +105,7 @@ ClientMessage = Annotated[
     | OpenTable
     | CloseTable
     | Sit
+    | Swap
     | Stand
     | Ready
     | Leave
@@ -201,9 +208,11 @@ class Connection:
             await table.call(lambda: table.sit(user.id, user.name, m.seat))
             await self.open_table(table, None)
             return {"version": table.version}
-        elif isinstance(m, Stand | Ready | Leave | Act):
+        elif isinstance(m, Swap | Stand | Ready | Leave | Act):
             table = self.lobby.table(m.table)
-            if isinstance(m, Stand):
+            if isinstance(m, Swap):
+                await table.call(lambda: table.swap(user.id, m.seat))
+            elif isinstance(m, Stand):
                 await table.call(lambda: table.stand(user.id))
             elif isinstance(m, Ready):
                 await table.call(lambda: table.set_ready(user.id, m.ready))

@@ -80,6 +80,7 @@ class Table:
         self.log: list[tuple[int, Event]] = []  # the current game's events, numbered
         self.last_points: list[int] = []
         self.watchers: dict[int, int] = {}  # user id -> sockets watching this table
+        self.swaps: dict[int, int] = {}  # seat -> the seat it asked to swap with
         self.inbox: asyncio.Queue[tuple[Callable[[], Awaitable[Any]], asyncio.Future[Any]]] = (
             asyncio.Queue()
         )
@@ -160,6 +161,28 @@ class Table:
         self.seats[seat] = SeatInfo(user_id=user_id, name=name)
         if self.host is None or self.host == old:
             self.host = seat
+        self.seats_changed()
+
+    async def swap(self, user_id: int, other: int) -> None:
+        """Ask to swap seats with the player on ``other``; the swap happens when that player
+        asks for this seat in turn."""
+        seat = self.seat_of(user_id)
+        if seat is None:
+            raise TableError("not_seated", "sit down first")
+        if self.in_game:
+            raise TableError("game_running", "seats change only between games")
+        if other not in range(len(self.seats)) or other == seat:
+            raise TableError("bad_seat", f"no other seat {other}")
+        if self.seats[other].user_id is None:
+            raise TableError("bad_seat", f"seat {other} is empty: sit there instead")
+        if self.swaps.get(other) == seat:
+            del self.swaps[other]
+            self.seats[seat], self.seats[other] = self.seats[other], self.seats[seat]
+            self.seats[seat].ready = self.seats[other].ready = False
+            if self.host in (seat, other):
+                self.host = other if self.host == seat else seat
+        else:
+            self.swaps[seat] = other
         self.seats_changed()
 
     async def stand(self, user_id: int) -> None:
@@ -345,7 +368,13 @@ class Table:
             "status": self.status,
             "host": self.host,
             "seats": [
-                {"seat": i, "name": s.name, "ready": s.ready, "away": s.away_until is not None}
+                {
+                    "seat": i,
+                    "name": s.name,
+                    "ready": s.ready,
+                    "away": s.away_until is not None,
+                    "swap_with": self.swaps.get(i),
+                }
                 for i, s in enumerate(self.seats)
             ],
         }

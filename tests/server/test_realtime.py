@@ -402,3 +402,20 @@ def test_in_sandayi_play_pauses_while_a_player_is_away(tmp_path: Path) -> None:
             {"type": "move", "origin": origin, "target": mover.game["legal_moves"][origin][0]},
         )
         assert reply["type"] == "ok", reply
+
+
+def test_seats_swap_when_both_players_ask(client: TestClient) -> None:
+    with ExitStack() as stack:
+        alice, bob, table = table_of_two(client, stack)
+        assert alice.request({"type": "swap", "table": table, "seat": 0})["code"] == "bad_seat"
+        first = alice.request({"type": "swap", "table": table, "seat": 1})
+        alice.sync(first["version"])
+        assert alice.snapshot is not None
+        assert [s["name"] for s in alice.snapshot["seats"]] == ["alice", "bob"]
+        assert alice.snapshot["seats"][0]["swap_with"] == 1
+        second = bob.request({"type": "swap", "table": table, "seat": 0})
+        alice.sync(second["version"])
+        assert [s["name"] for s in alice.snapshot["seats"]] == ["bob", "alice"]
+        assert alice.snapshot["host"] == 1  # the host moved with alice
+        assert bob.request({"type": "stand", "table": table})["type"] == "ok"
+        alice.sync(bob.version)
