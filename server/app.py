@@ -26,7 +26,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         app.state.settings = settings
         app.state.db = db
         app.state.broker = broker
-        app.state.lobby = lobby.Lobby(settings.rooms, broker, Store(db.sessions))
+        rooms = await lobby.load_rooms(db.sessions, settings.rooms)
+        app.state.lobby = lobby.Lobby(rooms, broker, Store(db.sessions))
         app.state.chat_times = {}  # user id -> times of recent chat lines (rate limit)
         try:
             yield

@@ -2,19 +2,58 @@
 
 from __future__ import annotations
 
+import json
 import uuid
 from typing import Any
 
 from fastapi import APIRouter, HTTPException, Request
+from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from engine import VARIANTS
 from server.broker import InMemoryBroker
 from server.config import RoomConfig
+from server.models import Room, User
 from server.store import Store
 from server.tables import Table, TableError
 
 router = APIRouter(prefix="/api", tags=["lobby"])
 LOBBY_TOPIC = "lobby"
+
+
+async def load_rooms(
+    sessions: async_sessionmaker[AsyncSession], configured: list[RoomConfig]
+) -> list[RoomConfig]:
+    """Write the configured rooms into the database (the configuration wins for those) and
+    return every room the database holds."""
+    async with sessions() as session:
+        for room in configured:
+            owner = None
+            if room.owner is not None:
+                found = await session.execute(select(User.id).where(User.name == room.owner))
+                owner = found.scalar_one_or_none()
+            row = await session.get(Room, room.id)
+            if row is None:
+                row = Room(id=room.id)
+                session.add(row)
+            row.name, row.variant, row.max_tables = room.name, room.variant, room.tables
+            row.options = json.dumps(room.options, ensure_ascii=False)
+            row.owner_id = owner
+        await session.commit()
+        rows = await session.execute(
+            select(Room, User.name).join(User, User.id == Room.owner_id, isouter=True)
+        )
+        return [
+            RoomConfig(
+                id=row.id,
+                name=row.name,
+                variant=row.variant,
+                options=json.loads(row.options),
+                owner=owner_name,
+                tables=row.max_tables,
+            )
+            for row, owner_name in rows.all()
+        ]
 
 
 class Lobby:

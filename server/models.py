@@ -50,6 +50,19 @@ class Standing(Base):
     draws: Mapped[int] = mapped_column(Integer, default=0)
 
 
+class Room(Base):
+    """A room of the lobby: a variant with its rule options and its owner (室主)."""
+
+    __tablename__ = "rooms"
+
+    id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    name: Mapped[str] = mapped_column(String(64))
+    variant: Mapped[str] = mapped_column(String(16))
+    options: Mapped[str] = mapped_column(Text, default="{}")  # rule options, JSON
+    owner_id: Mapped[int | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"))
+    max_tables: Mapped[int] = mapped_column(Integer, default=20)
+
+
 class Game(Base):
     """A game: public commitment from the start, seed and full record once it is over."""
 

@@ -6,7 +6,7 @@ import json
 from datetime import UTC, datetime
 
 from sqlalchemy import select
-from sqlalchemy.ext.asyncio import async_sessionmaker
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from engine import GameState, PointsUnit, record_of
 from engine.levels import table_stake
@@ -14,7 +14,7 @@ from server.models import Game, GameSeat, Standing
 
 
 class Store:
-    def __init__(self, sessions: async_sessionmaker) -> None:  # type: ignore[type-arg]
+    def __init__(self, sessions: async_sessionmaker[AsyncSession]) -> None:
         self.sessions = sessions
 
     async def points(self, variant: str, user_ids: list[int]) -> dict[int, int]:

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from fastapi.testclient import TestClient
 
-from tests.server.conftest import register
+from server.app import create_app
+from server.config import RoomConfig
+from tests.server.conftest import make_settings, register
 
 
 def test_register_login_and_profile(client: TestClient) -> None:
@@ -66,3 +68,20 @@ def test_health_and_the_web_page(client: TestClient) -> None:
     page = client.get("/")
     assert page.status_code == 200 and "军棋" in page.text
     assert client.get("/openapi.json").json()["info"]["title"].startswith("Junqi")
+
+
+def test_configured_rooms_are_stored_with_their_owner(database_url: str) -> None:
+    settings = make_settings(database_url)
+    with TestClient(create_app(settings)) as client:
+        register(client, "室主")
+    settings.rooms = [
+        *settings.rooms,
+        RoomConfig(
+            id="owned", name="有主之室", variant="sanguo", owner="室主", options={"score_y": 4}
+        ),
+    ]
+    with TestClient(create_app(settings)) as client:  # a restart reads the rooms back
+        rooms = {r["id"]: r for r in client.get("/api/lobby").json()["rooms"]}
+        assert rooms["owned"]["owner"] == "室主"
+        assert rooms["owned"]["options"] == {"score_y": 4}
+        assert {"siguo-fast", "liangguo-fast"} <= set(rooms)

@@ -13,7 +13,16 @@ from sqlalchemy.ext.asyncio import create_async_engine
 
 from server.db import Base, alembic_config
 
-TABLES = {"users", "tokens", "standings", "games", "game_seats", "layouts", "alembic_version"}
+TABLES = {
+    "users",
+    "tokens",
+    "rooms",
+    "standings",
+    "games",
+    "game_seats",
+    "layouts",
+    "alembic_version",
+}
 
 
 def _inspect(url: str) -> tuple[set[str], list[object]]:
