@@ -43,6 +43,85 @@ def _out(row: SavedLayout) -> LayoutOut:
     return LayoutOut(id=row.id, problems=_check(body), **body.model_dump())
 
 
+class DeployIn(BaseModel):
+    variant: str
+    seat: int
+    layout: dict[str, str] = Field(default_factory=dict)
+    hand: list[tuple[str, int | None]] | None = None  # a dealt hand: (rank, army colour)
+    banker: bool = False
+    seed: int = 0
+
+
+class ProblemOut(BaseModel):
+    code: str
+    stations: list[str]
+    detail: str
+
+
+def _hand(body: DeployIn) -> list[tuple[engine.Rank, int | None]] | None:
+    if body.variant not in engine.VARIANTS:
+        raise HTTPException(422, f"unknown variant {body.variant!r}")
+    if body.seat not in engine.get_variant(body.variant).seats:
+        raise HTTPException(422, f"no seat {body.seat}")
+    if body.hand is None:
+        return None
+    try:
+        return [(engine.Rank(rank), army) for rank, army in body.hand]
+    except ValueError as error:
+        raise HTTPException(422, str(error)) from None
+
+
+@router.post("/check", response_model=list[ProblemOut])
+async def check_layout(body: DeployIn) -> list[ProblemOut]:
+    """Every problem of a layout being edited, with the stations to highlight."""
+    problems = engine.layout_problems(
+        body.variant, body.seat, body.layout, hand=_hand(body), banker=body.banker
+    )
+    return [
+        ProblemOut(code=p.code.value, stations=list(p.stations), detail=p.detail) for p in problems
+    ]
+
+
+@router.post("/auto", response_model=dict[str, str])
+async def auto(body: DeployIn) -> dict[str, str]:
+    """An automatic layout (自动布局) that keeps the legal part of ``layout``."""
+    layout = engine.auto_layout(
+        body.variant,
+        body.seat,
+        body.seed,
+        partial=body.layout or None,
+        hand=_hand(body),
+        banker=body.banker,
+    )
+    return {sid: str(key) for sid, key in layout.items()}
+
+
+class ParsedOut(BaseModel):
+    layout: dict[str, str] | None
+    error: str | None = Field(description="why the file cannot be read, if it cannot")
+
+
+@router.post("/parse", response_model=ParsedOut)
+async def parse(body: LayoutIn, seat: int = 0) -> ParsedOut:
+    """A layout file's text read as a layout for ``seat`` (import); a file that cannot be read
+    is an answer too, with the line at fault."""
+    try:
+        layout = engine.parse_layout(body.text, seat)
+    except engine.MalformedInput as error:
+        return ParsedOut(layout=None, error=str(error))
+    return ParsedOut(layout={sid: r.value for sid, r in layout.items()}, error=None)
+
+
+@router.post("/format", response_class=PlainTextResponse)
+async def format_file(body: DeployIn) -> PlainTextResponse:
+    """A layout as its text file (export)."""
+    arm = {sid: key for sid, key in body.layout.items() if sid.startswith(f"{body.seat}:")}
+    try:
+        return PlainTextResponse(engine.format_layout(arm))
+    except engine.MalformedInput as error:
+        raise HTTPException(422, str(error)) from None
+
+
 @router.get("", response_model=list[LayoutOut])
 async def list_layouts(user: CurrentUser, session: Session) -> list[LayoutOut]:
     rows = await session.execute(

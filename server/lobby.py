@@ -10,7 +10,7 @@ from fastapi import APIRouter, HTTPException, Request
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from engine import VARIANTS
+from engine import VARIANTS, MalformedInput, get_board
 from server.broker import InMemoryBroker
 from server.config import RoomConfig
 from server.models import Room, User
@@ -115,6 +115,36 @@ async def lobby_listing(request: Request) -> dict[str, Any]:
     """Variants, rooms and their tables with seat occupancy and status."""
     lobby: Lobby = request.app.state.lobby
     return lobby.listing()
+
+
+@router.get("/boards/{key}")
+async def board_data(key: str) -> dict[str, Any]:
+    """Everything a client needs to draw a board: stations (kind, seat, row, col, rail, xy),
+    road and rail edges, and the straight rail lines."""
+    try:
+        board = get_board(key)
+    except MalformedInput as error:
+        raise HTTPException(404, str(error)) from None
+    return {
+        "key": board.key,
+        "seats": list(board.seats),
+        "stations": [
+            {
+                "id": sid,
+                "kind": st.kind.value,
+                "seat": st.seat,
+                "row": st.row,
+                "col": st.col,
+                "rail": st.rail,
+                "xy": list(st.xy),
+            }
+            for sid in board.stations
+            for st in [board.station(sid)]
+        ],
+        "road": [list(e) for e in board.road_edges],
+        "rail": [list(e) for e in board.rail_edges],
+        "lines": [list(line) for line in board.lines],
+    }
 
 
 @router.get("/tables/{table_id}")

@@ -365,6 +365,7 @@ class Table:
             "id": self.id,
             "room": self.room.id,
             "variant": self.variant.key,
+            "board": self.variant.board_key,
             "status": self.status,
             "host": self.host,
             "seats": [

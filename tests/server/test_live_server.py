@@ -8,12 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import random
-import socket
-import subprocess
-import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -23,6 +18,7 @@ import pytest
 import websockets
 
 import engine
+from tests.live import live_server
 from tests.server.sockets import audit
 
 ROOM = {
@@ -33,50 +29,10 @@ ROOM = {
 }
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 @pytest.fixture
 def server(tmp_path: Path) -> Iterator[str]:
-    port = free_port()
-    env = {
-        **os.environ,
-        "JUNQI_DATABASE_URL": f"sqlite+aiosqlite:///{tmp_path / 'live.db'}",
-        "JUNQI_ROOMS": json.dumps([ROOM]),
-    }
-    process = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "uvicorn",
-            "server.app:create_app",
-            "--factory",
-            "--host",
-            "127.0.0.1",
-            "--port",
-            str(port),
-            "--log-level",
-            "warning",
-        ],
-        env=env,
-    )
-    base = f"http://127.0.0.1:{port}"
-    try:
-        for _ in range(100):
-            try:
-                if httpx.get(f"{base}/health").status_code == 200:
-                    break
-            except httpx.TransportError:
-                time.sleep(0.1)
-        else:
-            raise AssertionError("the server did not start")
+    with live_server(tmp_path, [ROOM]) as base:
         yield base
-    finally:
-        process.terminate()
-        process.wait(10)
 
 
 class Client:
