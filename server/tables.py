@@ -20,6 +20,7 @@ from typing import Any, TypeVar
 
 import engine
 from engine import Event, GameState, Phase
+from engine.levels import title_for
 from server.broker import InMemoryBroker
 from server.config import RoomConfig
 from server.store import Store
@@ -43,6 +44,7 @@ class SeatInfo:
     name: str | None = None
     ready: bool = False
     away_until: float | None = None  # disconnected during a game: the grace deadline
+    points: int = 0  # the player's points in this variant when seated
 
 
 @dataclass
@@ -158,7 +160,8 @@ class Table:
         old = self.seat_of(user_id)
         if old is not None:
             self.seats[old] = SeatInfo()
-        self.seats[seat] = SeatInfo(user_id=user_id, name=name)
+        points = (await self.store.points(self.variant.key, [user_id]))[user_id]
+        self.seats[seat] = SeatInfo(user_id=user_id, name=name, points=points)
         if self.host is None or self.host == old:
             self.host = seat
         self.seats_changed()
@@ -368,10 +371,15 @@ class Table:
             "board": self.variant.board_key,
             "status": self.status,
             "host": self.host,
+            "spectators": sum(
+                1 for uid, n in self.watchers.items() if n and self.seat_of(uid) is None
+            ),
             "seats": [
                 {
                     "seat": i,
                     "name": s.name,
+                    "points": s.points if s.name else None,
+                    "title": title_for(s.points).name if s.name else None,
                     "ready": s.ready,
                     "away": s.away_until is not None,
                     "swap_with": self.swaps.get(i),

@@ -1,9 +1,10 @@
 """The web client in Debian's Chromium (Playwright, headless) against a real server process.
 
-A player signs in, opens a 二人 table, imports a broken layout file and sees its problems,
-deploys by auto-layout, click-to-swap and drag and drop, and plays moves by clicking until the
-game ends; the opponent is a socket client; a spectator watches in a second browser page; the
-replay opens at the end. Screenshots of each stage go to ``artifacts/``.
+A player registers and signs in, opens a 四国 table that three socket clients fill, imports a
+broken layout file and sees its problems, deploys by auto-layout, click-to-swap and drag and drop,
+saves and reloads the layout, and plays moves by clicking until the game ends; a spectator
+watches in a second browser page; the replay opens at the end. Screenshots of each stage go to
+``artifacts/``.
 """
 
 from __future__ import annotations
@@ -26,10 +27,10 @@ from tests.live import live_server
 CHROMIUM = Path("/usr/bin/chromium")
 ARTIFACTS = Path(__file__).resolve().parents[2] / "artifacts"
 ROOM = {
-    "id": "duel",
-    "name": "二人 quick",
-    "variant": "liangguo",
-    "options": {"no_capture_plies": 12, "move_seconds": 60},
+    "id": "quick",
+    "name": "四国 quick",
+    "variant": "siguo",
+    "options": {"no_capture_plies": 16, "move_seconds": 60},
 }
 ARGS = [
     "--no-sandbox",
@@ -57,18 +58,17 @@ def browser() -> Iterator[Browser]:
         instance.close()
 
 
-def opponent(base: str, table: str, done: threading.Event, seen: list[dict[str, Any]]) -> None:
-    """Seat 1 over a socket: sits, readies, deploys automatically, plays random legal moves."""
+def opponent(base: str, table: str, seat: int, done: threading.Event) -> None:
+    """A seat over a socket: sits, readies, deploys automatically, plays random legal moves."""
     token = httpx.post(f"{base}/api/auth/guest").json()["token"]
-    rng = random.Random(7)
+    rng = random.Random(seat)
     url = base.replace("http", "ws") + f"/ws?token={token}"
     with connect(url) as ws:
-        ws.send(json.dumps({"type": "sit", "table": table, "seat": 1}))
+        ws.send(json.dumps({"type": "sit", "table": table, "seat": seat}))
         ws.send(json.dumps({"type": "ready", "table": table}))
         acted = -1
         while not done.is_set():
             message = json.loads(ws.recv(timeout=120))
-            seen.append(message)
             if message["type"] not in ("table", "update"):
                 continue
             snap = message["snapshot"]
@@ -77,8 +77,8 @@ def opponent(base: str, table: str, done: threading.Event, seen: list[dict[str, 
                 continue
             if game["phase"] == "finished":
                 return
-            if game["phase"] == "deploying" and not game["seats"][1]["confirmed"]:
-                layout = engine.auto_layout("liangguo", 1, 9)
+            if game["phase"] == "deploying" and not game["seats"][seat]["confirmed"]:
+                layout = engine.auto_layout("siguo", seat, 9)
                 action: dict[str, Any] = {"type": "place_layout", "layout": layout}
             elif game["phase"] == "playing" and game.get("legal_moves"):
                 origin = rng.choice(sorted(game["legal_moves"]))
@@ -106,17 +106,25 @@ def test_a_player_deploys_plays_and_replays_in_the_browser(
     page = browser.new_page(viewport={"width": 1280, "height": 900})
     page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
     page.on("pageerror", lambda e: errors.append(str(e)))
+    page.on("dialog", lambda dialog: dialog.accept("稳守"))
     page.goto(server)
-    page.click("#guest")
+    page.fill("input[name=name]", "老司令")
+    page.fill("input[name=password]", "secret-pw")
+    page.click("button[name=register]")
     page.wait_for_selector("#lobby")
-    shot(page, "1-lobby")
-    page.click("button.create[data-room='duel']")
+    page.evaluate("() => localStorage.removeItem('junqi.token')")
+    page.reload()
+    page.fill("input[name=name]", "老司令")
+    page.fill("input[name=password]", "secret-pw")
+    page.click("button[name=login]")
+    page.wait_for_selector("#lobby")
+    assert page.inner_text("#who") == "老司令"
+    page.click("button.create[data-room='quick']")
     page.wait_for_selector("#table svg.board")
     table = state(page, "table")
     done = threading.Event()
-    seen: list[dict[str, Any]] = []
-    thread = threading.Thread(target=opponent, args=(server, table, done, seen), daemon=True)
-    thread.start()
+    for seat in (1, 2, 3):
+        threading.Thread(target=opponent, args=(server, table, seat, done), daemon=True).start()
 
     spectator = browser.new_page()
     spectator.goto(server)
@@ -124,7 +132,8 @@ def test_a_player_deploys_plays_and_replays_in_the_browser(
     spectator.wait_for_selector(f"button.watch[data-table='{table}']")
     spectator.click(f"button.watch[data-table='{table}']")
 
-    page.wait_for_function("() => window.junqi.snapshot.seats[1].name !== null")
+    page.wait_for_function("() => window.junqi.snapshot.seats.every((s) => s.name !== null)")
+    shot(page, "1-table")
     page.click("#ready")
     page.wait_for_selector("#auto")
     # an invalid layout file shows its problems
@@ -134,7 +143,7 @@ def test_a_player_deploys_plays_and_replays_in_the_browser(
     page.wait_for_selector(".problem-line")
     assert "expected 5 tokens" in page.inner_text("#problems")
     broken = tmp_path / "broken.txt"
-    rows = engine.format_layout(engine.auto_layout("liangguo", 0, 2)).splitlines()
+    rows = engine.format_layout(engine.auto_layout("siguo", 0, 2)).splitlines()
     rows[1] = "雷 炸 旗 炸 雷"  # mines, bombs and the flag in the front row
     broken.write_text("\n".join(rows), encoding="utf-8")
     page.set_input_files("#import", str(broken))
@@ -152,6 +161,15 @@ def test_a_player_deploys_plays_and_replays_in_the_browser(
     page.drag_and_drop("circle.hit[data-station='0:12']", "circle.hit[data-station='0:14']")
     page.wait_for_function(f"() => window.junqi.draft['0:12'] === {json.dumps(draft['0:14'])}")
     assert state(page, "problems") == []
+    page.click("#save")  # saved on the server under the name the dialog gave
+    page.wait_for_function("() => document.querySelector('#notice').textContent.includes('稳守')")
+    page.click("#auto")
+    page.wait_for_function(
+        f"() => window.junqi.draft['0:11'] !== {json.dumps(draft['0:15'])}"
+        " || window.junqi.draft['0:12'] !== " + json.dumps(draft["0:14"])
+    )
+    page.select_option("#saved", label="稳守")  # load it back
+    page.wait_for_function(f"() => window.junqi.draft['0:12'] === {json.dumps(draft['0:14'])}")
     shot(page, "2-deployment")
     page.click("#confirm")
     page.wait_for_function("() => window.junqi.snapshot.game.phase !== 'deploying'")

@@ -114,9 +114,9 @@ function showLobby() {
             <li class="table-row" data-table="${table.id}">
               <span class="status ${table.status}">${t(table.status)}</span>
               ${table.seats.map((s) => s.name
-                ? `<span class="seat-name">${esc(s.name)}${s.ready ? " ✓" : ""}</span>`
+                ? `<span class="seat-name">${esc(s.name)} <small>${esc(s.title)} ${s.points}</small>${s.ready ? " ✓" : ""}</span>`
                 : `<button class="sit" data-table="${table.id}" data-seat="${s.seat}">${t("sit")} ${s.seat}</button>`).join("")}
-              <button class="watch" data-table="${table.id}">${t("watch")}</button>
+              <button class="watch" data-table="${table.id}">${t("watch")} (${table.spectators})</button>
             </li>`).join("")}</ul>
         </div>`).join("")}
     </section>
@@ -214,6 +214,7 @@ async function drawTable() {
   if (!snap) return;
   const g = game();
   $("#phase").textContent = g ? t(g.phase) ?? g.phase : t(snap.status);
+  tick();
   $("#seats").innerHTML = snap.seats.map((s) => {
     const info = g?.seats?.[s.seat];
     const out = info?.eliminated ? ` ${t("out")}` : "";
@@ -227,14 +228,31 @@ async function drawTable() {
   drawChat();
 }
 
+const OUTCOME = {
+  zh: { attacker: "守方阵亡", defender: "攻方阵亡", both: "同归于尽" },
+  en: { attacker: "the defender dies", defender: "the attacker dies", both: "both die" },
+};
+
 function describe(e) {
   if (e.kind === "moved") {
     const what = e.rank ? RANK_SHORT[e.rank] : "";
-    const fight = e.outcome ? ` ⚔ ${e.outcome}` : "";
+    const fight = e.outcome ? ` ⚔ ${OUTCOME[language()][e.outcome]}` : "";
     return `${e.seat}: ${what} ${e.origin} → ${e.target}${fight}`;
   }
   return `${e.kind} ${e.seat ?? ""}`;
 }
+
+function tick() {
+  const clock = document.querySelector("#clock");
+  const g = game();
+  if (!clock) return;
+  if (!g || !g.deadline || g.phase === "finished") { clock.textContent = ""; return; }
+  const left = Math.max(0, Math.ceil(g.deadline - Date.now() / 1000));
+  const who = g.phase === "playing" ? `${g.to_move} ${t("toMove")} · ` : "";
+  clock.textContent = `${who}${t("deadline")} ${left}s`;
+  clock.classList.toggle("urgent", left <= 5);
+}
+setInterval(tick, 500);
 
 function drawControls() {
   const g = game(), snap = state.snapshot, me = snap.you;
@@ -248,6 +266,7 @@ function drawControls() {
     }
   } else if (me !== null && g.phase === "deploying" && !g.seats[me].confirmed) {
     buttons.push(`<button id="auto">${t("auto")}</button>`, `<button id="confirm" class="primary">${t("confirm")}</button>`,
+      `<button id="save">${t("save")}</button>`, `<select id="saved"><option value="">${t("load")}…</option></select>`,
       `<button id="export">${t("export")}</button>`, `<label class="file">${t("import")} <input id="import" type="file" accept=".txt,text/plain"></label>`);
   } else if (me !== null && g.phase === "picking" && g.deal.waiting.includes(me)) {
     for (let c = 0; c < 4; c++) if (!g.deal.picks.includes(c)) buttons.push(`<button class="pick" data-colour="${c}">${t("picking")} ${c}</button>`);
@@ -274,6 +293,9 @@ function drawControls() {
   box.querySelector("#auto")?.addEventListener("click", () => autoLayout());
   box.querySelector("#confirm")?.addEventListener("click", () => act({ type: "place_layout", layout: state.draft ?? {}, confirm: true }));
   box.querySelector("#export")?.addEventListener("click", () => exportLayout());
+  box.querySelector("#save")?.addEventListener("click", () => saveLayout());
+  const saved = box.querySelector("#saved");
+  if (saved) fillSaved(saved);
   box.querySelector("#import")?.addEventListener("change", (e) => importLayout(e.target.files[0]));
   box.querySelectorAll(".pick").forEach((b) => b.addEventListener("click", () => act({ type: "pick_colour", colour: Number(b.dataset.colour) })));
   box.querySelectorAll(".redeal").forEach((b) => b.addEventListener("click", () => act({ type: "answer_redeal", redeal: b.dataset.v === "1" })));
@@ -300,6 +322,36 @@ async function checkDraft() {
   state.problems = await api.call("POST", "/api/layouts/check", { ...deployArgs(), layout: state.draft ?? {} });
   $("#problems").innerHTML = state.problems.length ? `<h3>${t("problems")}</h3><ul>${state.problems.map((p) => `<li class="problem-line">${esc(p.code)}: ${esc(p.detail)} ${p.stations.join(" ")}</li>`).join("")}</ul>` : "";
   drawBoard();
+}
+
+async function saveLayout() {
+  const name = prompt(t("name"), "");
+  if (!name) return;
+  try {
+    const text = await api.call("POST", "/api/layouts/format", { ...deployArgs(), layout: state.draft ?? {} });
+    await api.call("POST", "/api/layouts", { name, variant: game().variant, text });
+    const select = $("#saved");
+    if (select) await fillSaved(select);
+    notify(`${t("save")}: ${name}`);
+  } catch (error) { notify(error.message); }
+}
+
+async function fillSaved(select) {
+  const rows = await api.call("GET", "/api/layouts");
+  while (select.options.length > 1) select.remove(1);
+  for (const row of rows.filter((r) => r.variant === game()?.variant)) {
+    const option = document.createElement("option");
+    option.value = row.id;
+    option.textContent = row.name;
+    option.dataset.text = row.text;
+    select.appendChild(option);
+  }
+  select.onchange = async () => {
+    const option = select.selectedOptions[0];
+    if (!option?.dataset.text) return;
+    const parsed = await api.call("POST", `/api/layouts/parse?seat=${state.snapshot.you}`, { name: option.textContent, variant: game().variant, text: option.dataset.text });
+    if (parsed.layout) { state.draft = parsed.layout; await checkDraft(); }
+  };
 }
 
 async function exportLayout() {
@@ -333,7 +385,8 @@ function piecesToDraw() {
       return { station, seat: me, army: army === undefined ? me : Number(army), rank };
     });
   }
-  return g.pieces ?? [];
+  const specials = ["supreme_marshal", "missile", "fortress"];
+  return (g.pieces ?? []).map((p) => ({ ...p, gold: p.seat === me && specials.includes(p.rank) }));
 }
 
 async function drawBoard() {
