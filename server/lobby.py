@@ -10,7 +10,7 @@ from fastapi import APIRouter, HTTPException, Request
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from engine import VARIANTS, MalformedInput, get_board
+from engine import VARIANTS, MalformedInput, get_board, get_variant
 from server.broker import InMemoryBroker
 from server.config import RoomConfig
 from server.models import Room, User
@@ -66,10 +66,18 @@ class Lobby:
         self.store = store
         self.tables: dict[str, Table] = {}
 
-    def create_table(self, room_id: str) -> Table:
+    def create_table(self, room_id: str, options: dict[str, Any] | None = None) -> Table:
+        """A new table of the room; ``options`` change the room's rule options for it."""
         room = self.rooms.get(room_id)
         if room is None:
             raise TableError("no_room", f"no room {room_id!r}")
+        if options:
+            merged = {**room.options, **options}
+            try:
+                get_variant(room.variant).rules.with_changes(merged)
+            except MalformedInput as error:
+                raise TableError("bad_options", str(error)) from None
+            room = room.model_copy(update={"options": merged})
         if sum(t.room.id == room_id for t in self.tables.values()) >= room.tables:
             raise TableError("room_full", f"room {room_id} has no free table")
         table = Table(uuid.uuid4().hex[:12], room, self.broker, self.store, self.changed)
@@ -100,6 +108,7 @@ class Lobby:
                     "options": room.options,
                     "owner": room.owner,
                     "tables": [t.listing() for t in self.tables.values() if t.room.id == room.id],
+                    "option_keys": sorted(get_variant(room.variant).rules.to_dict()),
                 }
                 for room in self.rooms.values()
             ],

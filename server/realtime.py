@@ -43,6 +43,7 @@ class WatchLobby(_Message):
 class CreateTable(_Message):
     type: Literal["create_table"]
     room: str
+    options: dict[str, Any] = Field(default_factory=dict)  # rule options for this table
 
 
 class OpenTable(_Message):
@@ -197,7 +198,7 @@ class Connection:
             self.follow("chat:lobby", self.chat_message)
             await self.lobby_update(self.lobby.listing())
         elif isinstance(m, CreateTable):
-            table = self.lobby.create_table(m.room)
+            table = self.lobby.create_table(m.room, m.options)
             return {"table": table.id}
         elif isinstance(m, OpenTable):
             await self.open_table(self.lobby.table(m.table), m.since)

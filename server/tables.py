@@ -369,6 +369,7 @@ class Table:
             "room": self.room.id,
             "variant": self.variant.key,
             "board": self.variant.board_key,
+            "options": self.room.options,
             "status": self.status,
             "host": self.host,
             "spectators": sum(
@@ -382,6 +383,7 @@ class Table:
                     "title": title_for(s.points).name if s.name else None,
                     "ready": s.ready,
                     "away": s.away_until is not None,
+                    "away_until": s.away_until,
                     "swap_with": self.swaps.get(i),
                 }
                 for i, s in enumerate(self.seats)

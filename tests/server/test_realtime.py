@@ -419,3 +419,21 @@ def test_seats_swap_when_both_players_ask(client: TestClient) -> None:
         assert alice.snapshot["host"] == 1  # the host moved with alice
         assert bob.request({"type": "stand", "table": table})["type"] == "ok"
         alice.sync(bob.version)
+
+
+def test_a_table_can_change_the_room_s_rule_options(client: TestClient) -> None:
+    with ExitStack() as stack:
+        alice = connect(stack, client, "alice")
+        reply = alice.request(
+            {"type": "create_table", "room": "liangguo-fast", "options": {"move_seconds": 45}}
+        )
+        table = reply["table"]
+        assert client.get(f"/api/tables/{table}").json()["options"]["move_seconds"] == 45
+        bad = alice.request(
+            {"type": "create_table", "room": "liangguo-fast", "options": {"speed": 3}}
+        )
+        assert bad["code"] == "bad_options" and "speed" in bad["message"]
+        worse = alice.request(
+            {"type": "create_table", "room": "liangguo-fast", "options": {"move_seconds": -5}}
+        )
+        assert worse["code"] == "bad_options"

@@ -119,9 +119,12 @@ def test_a_player_deploys_plays_and_replays_in_the_browser(
     page.click("button[name=login]")
     page.wait_for_selector("#lobby")
     assert page.inner_text("#who") == "老司令"
+    page.click("details.options summary")
+    page.fill("input[name=move_seconds][data-room='quick']", "45")
     page.click("button.create[data-room='quick']")
     page.wait_for_selector("#table svg.board")
     table = state(page, "table")
+    assert state(page, "snapshot.options.move_seconds") == 45  # the table's own rule
     done = threading.Event()
     for seat in (1, 2, 3):
         threading.Thread(target=opponent, args=(server, table, seat, done), daemon=True).start()
@@ -192,6 +195,10 @@ def test_a_player_deploys_plays_and_replays_in_the_browser(
         moves += 1
         if moves == 3:
             shot(page, "3-play")
+            page.set_viewport_size({"width": 390, "height": 844})  # a phone
+            shot(page, "3-play-phone")
+            assert page.evaluate("() => document.documentElement.scrollWidth") <= 400
+            page.set_viewport_size({"width": 1280, "height": 900})
     page.wait_for_selector(".outcome", timeout=60000)
     shot(page, "4-result")
     done.set()

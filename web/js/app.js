@@ -110,6 +110,13 @@ function showLobby() {
         <div class="room" data-room="${esc(room.id)}">
           <h3>${esc(room.name)} <small>${esc(room.variant)}</small>
             <button class="create" data-room="${esc(room.id)}">${t("create")}</button></h3>
+          <details class="options"><summary>${t("options")}</summary>
+            <label>${t("moveSeconds")} <input type="number" min="5" max="300" name="move_seconds" data-room="${esc(room.id)}" placeholder="${room.options.move_seconds ?? ""}"></label>
+            <label>${t("information")} <select name="information" data-room="${esc(room.id)}"><option value=""></option>
+              <option value="hidden">${t("hidden")}</option><option value="partners_open">${t("partnersOpen")}</option><option value="open">${t("open")}</option></select></label>
+            <label>${t("scouting")} <select name="engineer_scouting" data-room="${esc(room.id)}"><option value=""></option>
+              <option value="off">off</option><option value="all">all</option><option value="team">team</option></select></label>
+          </details>
           <ul class="tables">${room.tables.map((table) => `
             <li class="table-row" data-table="${table.id}">
               <span class="status ${table.status}">${t(table.status)}</span>
@@ -130,8 +137,13 @@ function showLobby() {
     <section class="panel" id="chat"><h2>${t("chat")}</h2><div class="lines"></div>
       <form><input name="text" maxlength="200"><button>${t("send")}</button></form></section>`;
   main.querySelectorAll("button.create").forEach((b) => { b.onclick = async () => {
+    const options = {};
+    main.querySelectorAll(`.options [data-room="${b.dataset.room}"]`).forEach((field) => {
+      if (field.value === "") return;
+      options[field.name] = field.type === "number" ? Number(field.value) : field.value;
+    });
     try {
-      const ok = await state.socket.send({ type: "create_table", room: b.dataset.room });
+      const ok = await state.socket.send({ type: "create_table", room: b.dataset.room, options });
       await state.socket.send({ type: "sit", table: ok.table, seat: 0 });
       openTable(ok.table);
     } catch (error) { notify(error.message); }
@@ -219,12 +231,14 @@ async function drawTable() {
     const info = g?.seats?.[s.seat];
     const out = info?.eliminated ? ` ${t("out")}` : "";
     const turn = g?.to_move === s.seat ? " to-move" : "";
-    return `<span class="seat${turn}" data-seat="${s.seat}">${s.seat}: ${esc(s.name ?? t("empty"))}${s.ready ? " ✓" : ""}${s.away ? ` (${t("away")})` : ""}${info ? ` · ${t("skips")} ${info.skips}` : ""}${out}</span>`;
+    const away = s.away ? ` (${t("away")} <span class="countdown" data-until="${s.away_until}"></span>)` : "";
+    return `<span class="seat${turn}" data-seat="${s.seat}">${s.seat}: ${esc(s.name ?? t("empty"))}${s.ready ? " ✓" : ""}${away}${info ? ` · ${t("skips")} ${info.skips}` : ""}${out}</span>`;
   }).join("");
   drawControls();
   if (!g || (g.phase !== "picking" && g.phase !== "redealing" && g.phase !== "bidding")) await drawBoard();
   drawResult();
-  $("#log").innerHTML = state.log.slice(-12).map((e) => `<li>${esc(describe(e))}</li>`).join("");
+  const shown = state.log.filter((e) => e.kind !== "turn" && e.kind !== "hand");
+  $("#log").innerHTML = shown.slice(-12).map((e) => `<li>${esc(describe(e))}</li>`).join("");
   drawChat();
 }
 
@@ -243,6 +257,9 @@ function describe(e) {
 }
 
 function tick() {
+  document.querySelectorAll(".countdown").forEach((span) => {
+    span.textContent = `${Math.max(0, Math.ceil(Number(span.dataset.until) - Date.now() / 1000))}s`;
+  });
   const clock = document.querySelector("#clock");
   const g = game();
   if (!clock) return;
@@ -402,8 +419,11 @@ async function drawBoard() {
   const problems = new Set(state.problems.flatMap((p) => p.stations));
   const moved = [...state.log].reverse().find((e) => e.kind === "moved");
   const me = state.snapshot.you;
+  const fresh = moved && moved.seq !== state.animated;
+  if (fresh) state.animated = moved.seq;
   state.boardView.render(me, piecesToDraw(), {
     selected: state.selected, targets, problems, last: moved ? [moved.origin, moved.target] : [],
+    animate: fresh ? moved : null,
   });
 }
 

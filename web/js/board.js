@@ -80,16 +80,26 @@ export class BoardView {
         class: `station ${classes}` }, stations);
     }
     const layer = el("g", { class: "pieces" }, svg);
+    const move = marks.animate; // the last move: slide the piece from where it came
     for (const p of pieces) {
       const [x, y] = this.point(p.station);
+      const from = move && move.target === p.station ? this.point(move.origin) : [x, y];
       const g = el("g", { class: `piece${marks.selected === p.station ? " selected" : ""}`,
-        "data-station": p.station, transform: `translate(${x},${y})` }, layer);
+        "data-station": p.station, transform: `translate(${from[0]},${from[1]})` }, layer);
+      if (from[0] !== x || from[1] !== y) {
+        requestAnimationFrame(() => requestAnimationFrame(() => g.setAttribute("transform", `translate(${x},${y})`)));
+      }
       const colour = p.face_down ? "#7f8c8d" : ARMY_COLOURS[p.army ?? p.seat ?? 0];
       el("rect", { x: -17, y: -11, width: 34, height: 22, rx: 3, fill: colour,
         class: p.gold ? "gold" : "" }, g);
       const label = el("text", { x: 0, y: 5, "text-anchor": "middle" }, g);
       label.textContent = p.face_down ? "" : p.rank ? RANK_SHORT[p.rank] : "";
       if (p.carrying_flag) el("circle", { cx: 14, cy: -9, r: 4, class: "carried" }, g);
+    }
+    if (move && move.outcome) {
+      // a fight: flash where it happened; the colour tells who died
+      const [x, y] = this.point(move.target);
+      el("circle", { cx: x, cy: y, r: 22, class: `boom ${move.outcome}` }, svg);
     }
     const hits = el("g", { class: "hits" }, svg);
     for (const s of this.data.stations) {

@@ -14,7 +14,8 @@ const WORDS = {
     loss: "负", drawn: "和", escape: "逃跑", unscored: "不计", replay: "复盘", prev: "上一步",
     next: "下一步", share: "分享链接", back: "返回大厅", pass: "不叫", redeal: "要求重发",
     keep: "不用", raise: "升军旗", problems: "布局问题", spectators: "旁观聊天", language: "English",
-    games: "最近对局", deadline: "剩余",
+    games: "最近对局", deadline: "剩余", options: "桌规", moveSeconds: "每步秒数",
+    information: "明暗", hidden: "暗棋", partnersOpen: "双明", open: "明棋", scouting: "工兵侦察",
   },
   en: {
     title: "Junqi", guest: "Play as guest", login: "Sign in", register: "Register", name: "Name",
@@ -31,7 +32,9 @@ const WORDS = {
     unscored: "unscored", replay: "Replay", prev: "Back", next: "Forward", share: "Share link",
     back: "Back to lobby", pass: "Pass", redeal: "Ask for a redeal", keep: "Keep", raise: "Raise flag",
     problems: "Layout problems", spectators: "Spectator chat", language: "中文",
-    games: "Recent games", deadline: "left",
+    games: "Recent games", deadline: "left", options: "Table rules", moveSeconds: "Seconds a move",
+    information: "Information", hidden: "hidden", partnersOpen: "partners open", open: "open",
+    scouting: "Engineer scouting",
   },
 };
 
