@@ -119,6 +119,7 @@ def test_a_player_deploys_plays_and_replays_in_the_browser(
     page.click("button[name=login]")
     page.wait_for_selector("#lobby")
     assert page.inner_text("#who") == "老司令"
+    shot(page, "1-lobby")
     page.click("details.options summary")
     page.fill("input[name=move_seconds][data-room='quick']", "45")
     page.click("button.create[data-room='quick']")
@@ -137,6 +138,10 @@ def test_a_player_deploys_plays_and_replays_in_the_browser(
 
     page.wait_for_function("() => window.junqi.snapshot.seats.every((s) => s.name !== null)")
     shot(page, "1-table")
+    page.click("#lang")  # English, and back
+    assert page.inner_text("#ready") == "Ready"
+    page.click("#lang")
+    assert page.inner_text("#ready") == "开始"
     page.click("#ready")
     page.wait_for_selector("#auto")
     # an invalid layout file shows its problems
@@ -158,7 +163,8 @@ def test_a_player_deploys_plays_and_replays_in_the_browser(
     page.click("#auto")
     page.wait_for_function("() => window.junqi.draft && window.junqi.problems.length === 0")
     draft = state(page, "draft")
-    page.click("circle.hit[data-station='0:11']")
+    page.focus("circle.hit[data-station='0:11']")  # by keyboard
+    page.keyboard.press("Enter")
     page.click("circle.hit[data-station='0:15']")
     page.wait_for_function(f"() => window.junqi.draft['0:11'] === {json.dumps(draft['0:15'])}")
     page.drag_and_drop("circle.hit[data-station='0:12']", "circle.hit[data-station='0:14']")

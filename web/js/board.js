@@ -105,7 +105,10 @@ export class BoardView {
     for (const s of this.data.stations) {
       const [x, y] = this.point(s.id);
       const hit = el("circle", { cx: x, cy: y, r: 17, class: "hit", "data-station": s.id,
-        tabindex: "-1" }, hits);
+        tabindex: "0", role: "button", "aria-label": s.id }, hits);
+      hit.addEventListener("keydown", (e) => {
+        if (e.key === "Enter" || e.key === " ") { e.preventDefault(); this.handlers.click(s.id); }
+      });
       hit.addEventListener("pointerdown", (e) => { this.dragFrom = s.id; e.preventDefault(); });
       hit.addEventListener("pointerup", (e) => {
         const from = this.dragFrom;
