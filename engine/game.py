@@ -42,7 +42,7 @@ from engine.deployment import auto_layout, layout_pieces, layout_problems, split
 from engine.errors import IllegalAction, IllegalLayout, MalformedInput, NotYourTurn
 from engine.events import Audience, Event
 from engine.movement import destination_mask, friendly_mask, legal_moves, move_tables
-from engine.outcome import Elimination, EliminationReason, EndReason, score
+from engine.outcome import Elimination, EliminationReason, EndReason, GameResult, score
 from engine.pieces import Piece, Rank, parse_rank, piece_key
 from engine.position import Position
 from engine.state import (
@@ -58,8 +58,10 @@ from engine.state import (
 from engine.variants import (
     EscapeRule,
     Information,
+    RuleOptions,
     Scouting,
     TurnDirection,
+    Variant,
     get_variant,
 )
 
@@ -229,62 +231,53 @@ def moves_of(state: GameState, seat: int) -> dict[int, int]:
     return legal_moves(state.position, seat, state.teams, state.rules.hq_lock)
 
 
+_LISTS = ("drafts", "seats", "watches")  # tuples in GameState, lists while being worked on
+
+
 class _Game:
-    """A mutable working copy of a GameState, used inside ``apply`` only."""
+    """A mutable working copy of a GameState, used inside ``apply`` only: one attribute per
+    GameState field (lists where the state holds tuples), frozen back into a new state."""
+
+    state: GameState
+    variant: Variant
+    rules: RuleOptions
+    seed: str
+    host: int
+    first: int
+    teams: tuple[int, ...]
+    phase: Phase
+    deadline: float
+    deal: DealState
+    drafts: list[Mapping[str, str] | None]
+    confirmed: frozenset[int]
+    layouts: tuple[Mapping[str, Piece], ...]
+    position: Position | None
+    to_move: int | None
+    seats: list[SeatState]
+    started_at: float | None
+    total_moves: int
+    quiet_moves: int
+    reveals: Reveals
+    watches: list[FlagWatch]
+    flip: FlipState | None
+    proposal: Proposal | None
+    result: GameResult | None
+    log: tuple[Action, ...]
+    paused_since: float | None
 
     def __init__(self, state: GameState) -> None:
         self.state = state
-        self.variant = state.variant
-        self.rules = state.rules
-        self.teams = state.teams
-        self.host = state.host
-        self.first = state.first
-        self.phase = state.phase
-        self.deadline = state.deadline
-        self.deal = state.deal
-        self.drafts = list(state.drafts)
-        self.confirmed = state.confirmed
-        self.layouts = state.layouts
-        self.position = state.position
-        self.to_move = state.to_move
-        self.seats = list(state.seats)
-        self.started_at = state.started_at
-        self.total_moves = state.total_moves
-        self.quiet_moves = state.quiet_moves
-        self.reveals = state.reveals
-        self.watches = list(state.watches)
-        self.flip = state.flip
-        self.proposal = state.proposal
-        self.result = state.result
-        self.log = state.log
-        self.paused_since = state.paused_since
+        for f in dataclasses.fields(GameState):
+            value = getattr(state, f.name)
+            setattr(self, f.name, list(value) if f.name in _LISTS else value)
         self.events: list[Event] = []
 
     def freeze(self) -> GameState:
-        return dataclasses.replace(
-            self.state,
-            teams=self.teams,
-            first=self.first,
-            phase=self.phase,
-            deadline=self.deadline,
-            deal=self.deal,
-            drafts=tuple(self.drafts),
-            confirmed=self.confirmed,
-            layouts=self.layouts,
-            position=self.position,
-            to_move=self.to_move,
-            seats=tuple(self.seats),
-            started_at=self.started_at,
-            total_moves=self.total_moves,
-            quiet_moves=self.quiet_moves,
-            reveals=self.reveals,
-            watches=tuple(self.watches),
-            flip=self.flip,
-            proposal=self.proposal,
-            result=self.result,
-            log=self.log,
-            paused_since=self.paused_since,
-        )
+        values: dict[str, Any] = {}
+        for f in dataclasses.fields(GameState):
+            value = getattr(self, f.name)
+            values[f.name] = tuple(value) if f.name in _LISTS else value
+        return GameState(**values)
 
     # --- helpers ------------------------------------------------------------------------------
 
@@ -292,10 +285,6 @@ class _Game:
     def pos(self) -> Position:
         assert self.position is not None
         return self.position
-
-    @property
-    def seed(self) -> str:
-        return self.state.seed
 
     def emit(self, kind: str, audience: Audience = None, **data: Any) -> None:
         self.events.append(Event(kind, data, audience=audience))

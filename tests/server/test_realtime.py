@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 import random
 import time
-from contextlib import ExitStack
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -57,6 +58,22 @@ def start_game(alice: Player, bob: Player, table: str, seed: int) -> None:
     for p in (alice, bob):
         p.sync(reply["version"])
         assert p.game["phase"] == "playing"
+
+
+@contextmanager
+def duel(
+    tmp_path: Path, seed: int, options: dict[str, Any]
+) -> Iterator[tuple[TestClient, ExitStack, Player, Player, str]]:
+    """A 二人 game in play between alice (seat 0) and bob, in a room with these ``options``."""
+    settings = make_settings(f"sqlite+aiosqlite:///{tmp_path / 'duel.db'}")
+    settings.rooms = [RoomConfig(id="quick", name="quick", variant="liangguo", options=options)]
+    with TestClient(create_app(settings)) as client, ExitStack() as stack:
+        alice, bob = connect(stack, client, "alice"), connect(stack, client, "bob")
+        table = alice.request({"type": "create_table", "room": "quick"})["table"]
+        alice.request({"type": "sit", "table": table, "seat": 0})
+        bob.request({"type": "sit", "table": table, "seat": 1})
+        start_game(alice, bob, table, seed)
+        yield client, stack, alice, bob, table
 
 
 def test_sockets_need_a_token(sqlite_client: TestClient) -> None:
@@ -197,21 +214,13 @@ def test_a_reconnecting_player_gets_what_it_missed(client: TestClient) -> None:
 
 
 def test_a_deadline_passes_and_the_seat_is_skipped(tmp_path: Path) -> None:
-    settings = make_settings(f"sqlite+aiosqlite:///{tmp_path / 'clock.db'}")
-    settings.rooms = [
-        RoomConfig(
-            id="quick",
-            name="quick",
-            variant="liangguo",
-            options={"move_seconds": 1, "deploy_seconds": 30},
-        )
-    ]
-    with TestClient(create_app(settings)) as client, ExitStack() as stack:
-        alice, bob = connect(stack, client, "alice"), connect(stack, client, "bob")
-        table = alice.request({"type": "create_table", "room": "quick"})["table"]
-        alice.request({"type": "sit", "table": table, "seat": 0})
-        bob.request({"type": "sit", "table": table, "seat": 1})
-        start_game(alice, bob, table, 4)
+    with duel(tmp_path, 4, {"move_seconds": 1, "deploy_seconds": 30}) as (
+        client,
+        stack,
+        alice,
+        bob,
+        table,
+    ):
         started = time.time()
         skipped = bob.until(
             lambda m: m["type"] == "update" and any(e["kind"] == "skipped" for e in m["events"])
@@ -247,21 +256,13 @@ def test_lobby_updates_and_chat(client: TestClient) -> None:
 
 
 def test_a_player_who_does_not_come_back_escapes(tmp_path: Path) -> None:
-    settings = make_settings(f"sqlite+aiosqlite:///{tmp_path / 'grace.db'}")
-    settings.rooms = [
-        RoomConfig(
-            id="quick",
-            name="quick",
-            variant="liangguo",
-            options={"move_seconds": 30, "disconnect_grace_seconds": 1},
-        )
-    ]
-    with TestClient(create_app(settings)) as client, ExitStack() as stack:
-        alice, bob = connect(stack, client, "alice"), connect(stack, client, "bob")
-        table = alice.request({"type": "create_table", "room": "quick"})["table"]
-        alice.request({"type": "sit", "table": table, "seat": 0})
-        bob.request({"type": "sit", "table": table, "seat": 1})
-        start_game(alice, bob, table, 6)
+    with duel(tmp_path, 6, {"move_seconds": 30, "disconnect_grace_seconds": 1}) as (
+        client,
+        stack,
+        alice,
+        bob,
+        table,
+    ):
         bob.ws.close()
         away = alice.until(lambda m: m["type"] == "update" and m["snapshot"]["seats"][1]["away"])
         assert away["snapshot"]["status"] == "playing"
@@ -274,21 +275,13 @@ def test_a_player_who_does_not_come_back_escapes(tmp_path: Path) -> None:
 
 
 def test_a_player_who_comes_back_in_time_is_not_punished(tmp_path: Path) -> None:
-    settings = make_settings(f"sqlite+aiosqlite:///{tmp_path / 'back.db'}")
-    settings.rooms = [
-        RoomConfig(
-            id="quick",
-            name="quick",
-            variant="liangguo",
-            options={"move_seconds": 30, "disconnect_grace_seconds": 2},
-        )
-    ]
-    with TestClient(create_app(settings)) as client, ExitStack() as stack:
-        alice, bob = connect(stack, client, "alice"), connect(stack, client, "bob")
-        table = alice.request({"type": "create_table", "room": "quick"})["table"]
-        alice.request({"type": "sit", "table": table, "seat": 0})
-        bob.request({"type": "sit", "table": table, "seat": 1})
-        start_game(alice, bob, table, 7)
+    with duel(tmp_path, 7, {"move_seconds": 30, "disconnect_grace_seconds": 2}) as (
+        client,
+        stack,
+        alice,
+        bob,
+        table,
+    ):
         token = client.post("/api/auth/login", json={"name": "bob", "password": "secret-pw"})
         bob.ws.close()
         alice.until(lambda m: m["type"] == "update" and m["snapshot"]["seats"][1]["away"])
