@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
+from concurrent.futures import ProcessPoolExecutor
 from contextlib import asynccontextmanager
+from multiprocessing import get_context
+from typing import Any
 
 from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
 
+from engine.bot import decide
 from server import accounts, games, layouts, lobby, realtime
 from server.broker import InMemoryBroker
 from server.config import Settings, get_settings
@@ -27,12 +32,22 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         app.state.db = db
         app.state.broker = broker
         rooms = await lobby.load_rooms(db.sessions, settings.rooms)
-        app.state.lobby = lobby.Lobby(rooms, broker, Store(db.sessions))
+        # bots think in worker processes, never on the event loop
+        workers = ProcessPoolExecutor(settings.bot_workers, mp_context=get_context("spawn"))
+
+        async def think(view: dict[str, Any], seed: int) -> dict[str, Any] | None:
+            loop = asyncio.get_running_loop()
+            action = await loop.run_in_executor(workers, decide, view, seed)
+            await asyncio.sleep(settings.bot_pause_seconds)  # so that people can follow
+            return action
+
+        app.state.lobby = lobby.Lobby(rooms, broker, Store(db.sessions), think)
         app.state.chat_times = {}  # user id -> times of recent chat lines (rate limit)
         try:
             yield
         finally:
             await app.state.lobby.close()
+            workers.shutdown(cancel_futures=True)
             await db.close()
 
     app = FastAPI(

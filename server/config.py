@@ -67,6 +67,8 @@ class Settings(BaseSettings):
     chat_max_chars: int = 200
     chat_per_minute: int = 20
     heartbeat_seconds: float = 20.0
+    bot_workers: int = 2  # processes in which bots think
+    bot_pause_seconds: float = 0.4  # a bot waits this long before it acts
 
 
 @cache

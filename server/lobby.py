@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import uuid
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from fastapi import APIRouter, HTTPException, Request
@@ -57,13 +58,20 @@ async def load_rooms(
 
 
 class Lobby:
-    def __init__(self, rooms: list[RoomConfig], broker: InMemoryBroker, store: Store) -> None:
+    def __init__(
+        self,
+        rooms: list[RoomConfig],
+        broker: InMemoryBroker,
+        store: Store,
+        think: Callable[[dict[str, Any], int], Awaitable[dict[str, Any] | None]] | None = None,
+    ) -> None:
         for room in rooms:
             if room.variant not in VARIANTS:
                 raise ValueError(f"room {room.id}: unknown variant {room.variant!r}")
         self.rooms = {room.id: room for room in rooms}
         self.broker = broker
         self.store = store
+        self.think = think
         self.tables: dict[str, Table] = {}
 
     def create_table(self, room_id: str, options: dict[str, Any] | None = None) -> Table:
@@ -80,7 +88,9 @@ class Lobby:
             room = room.model_copy(update={"options": merged})
         if sum(t.room.id == room_id for t in self.tables.values()) >= room.tables:
             raise TableError("room_full", f"room {room_id} has no free table")
-        table = Table(uuid.uuid4().hex[:12], room, self.broker, self.store, self.changed)
+        table = Table(
+            uuid.uuid4().hex[:12], room, self.broker, self.store, self.changed, self.think
+        )
         self.tables[table.id] = table
         table.start()
         self.changed(table)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import json
 import time
 from collections import deque
@@ -63,6 +64,20 @@ class Sit(_Message):
     seat: int
 
 
+class AddBot(_Message):
+    type: Literal["add_bot", "remove_bot"]
+    table: str
+    seat: int
+
+
+class PlayNow(_Message):
+    """Sit at a new table of the room (default: the first 四国 room) with bots on every other
+    seat, ready to start."""
+
+    type: Literal["play_now"]
+    room: str | None = None
+
+
 class Swap(_Message):
     type: Literal["swap"]
     table: str
@@ -106,6 +121,8 @@ ClientMessage = Annotated[
     | OpenTable
     | CloseTable
     | Sit
+    | AddBot
+    | PlayNow
     | Swap
     | Stand
     | Ready
@@ -208,6 +225,24 @@ class Connection:
             table = self.lobby.table(m.table)
             await table.call(lambda: table.sit(user.id, user.name, m.seat))
             await self.open_table(table, None)
+            return {"version": table.version}
+        elif isinstance(m, PlayNow):
+            room = m.room or next(
+                (r.id for r in self.lobby.rooms.values() if r.variant == "siguo"),
+                next(iter(self.lobby.rooms)),
+            )
+            table = self.lobby.create_table(room)
+            await table.call(lambda: table.sit(user.id, user.name, 0))
+            for seat in range(1, len(table.seats)):
+                await table.call(functools.partial(table.add_bot, seat))
+            await self.open_table(table, None)
+            return {"table": table.id, "version": table.version}
+        elif isinstance(m, AddBot):
+            table = self.lobby.table(m.table)
+            if m.type == "add_bot":
+                await table.call(lambda: table.add_bot(m.seat))
+            else:
+                await table.call(lambda: table.remove_bot(m.seat))
             return {"version": table.version}
         elif isinstance(m, Swap | Stand | Ready | Leave | Act):
             table = self.lobby.table(m.table)

@@ -44,15 +44,16 @@ class Store:
             await session.commit()
 
     async def game_finished(
-        self, game_id: str, state: GameState, users: list[int | None]
+        self, game_id: str, state: GameState, users: list[int | None], rated: bool = True
     ) -> list[int]:
-        """Store the record and result, apply the points; returns each seat's points."""
+        """Store the record and result, apply the points (not for an unrated game, such as one
+        with bots); returns each seat's points."""
         assert state.result is not None
         variant = state.variant.key
         seated = [u for u in users if u is not None]
         stake = table_stake((await self.points(variant, seated)).values())
         multiplier = stake if state.result.points_unit == PointsUnit.STAKE else 1
-        points = [r.points * multiplier for r in state.result.seats]
+        points = [r.points * multiplier if rated else 0 for r in state.result.seats]
         async with self.sessions() as session:
             game = await session.get(Game, game_id)
             if game is None:
@@ -60,7 +61,9 @@ class Store:
             game.status = "finished"
             game.seed = state.seed
             game.record = record_of(state).to_json()
-            game.result = json.dumps(state.result.to_dict() | {"stake": stake}, ensure_ascii=False)
+            game.result = json.dumps(
+                state.result.to_dict() | {"stake": stake, "rated": rated}, ensure_ascii=False
+            )
             game.finished_at = datetime.now(UTC)
             for r in state.result.seats:
                 row = await session.get(GameSeat, (game_id, r.seat))
@@ -68,7 +71,7 @@ class Store:
                     row.outcome = r.outcome.value
                     row.points = points[r.seat]
                 user_id = users[r.seat]
-                if user_id is None:
+                if user_id is None or not rated:
                     continue
                 standing = await session.get(Standing, (user_id, variant))
                 if standing is None:

@@ -45,6 +45,11 @@ class SeatInfo:
     ready: bool = False
     away_until: float | None = None  # disconnected during a game: the grace deadline
     points: int = 0  # the player's points in this variant when seated
+    bot: bool = False  # a bot plays this seat
+
+    @property
+    def taken(self) -> bool:
+        return self.bot or self.user_id is not None
 
 
 @dataclass
@@ -65,6 +70,7 @@ class Table:
         broker: InMemoryBroker,
         store: Store,
         on_change: Callable[[Table], None],
+        think: Callable[[dict[str, Any], int], Awaitable[dict[str, Any] | None]] | None = None,
     ) -> None:
         self.id = table_id
         self.room = room
@@ -72,6 +78,7 @@ class Table:
         self.broker = broker
         self.store = store
         self.on_change = on_change  # tells the lobby its listing changed
+        self.think = think  # runs a bot's decision away from the event loop
         self.seats = [SeatInfo() for _ in self.variant.seats]
         self.host: int | None = None  # 桌主: the first seat filled
         self.state: GameState | None = None
@@ -88,6 +95,7 @@ class Table:
         )
         self.wake = asyncio.Event()
         self.tasks: list[asyncio.Task[None]] = []
+        self.bot_tasks: set[asyncio.Task[None]] = set()
 
     # --- the actor ----------------------------------------------------------------------------
 
@@ -98,7 +106,7 @@ class Table:
         ]
 
     async def stop(self) -> None:
-        for task in self.tasks:
+        for task in self.tasks + list(self.bot_tasks):
             task.cancel()
         for task in self.tasks:
             with contextlib.suppress(asyncio.CancelledError):
@@ -155,7 +163,7 @@ class Table:
             raise TableError("game_running", "seats change only between games")
         if seat not in range(len(self.seats)):
             raise TableError("bad_seat", f"no seat {seat}")
-        if self.seats[seat].user_id not in (None, user_id):
+        if self.seats[seat].bot or self.seats[seat].user_id not in (None, user_id):
             raise TableError("seat_taken", f"seat {seat} is taken")
         old = self.seat_of(user_id)
         if old is not None:
@@ -207,8 +215,31 @@ class Table:
             raise TableError("game_running", "the game is on")
         self.seats[seat].ready = ready
         self.seats_changed()
-        if all(s.user_id is not None and s.ready for s in self.seats):
+        await self.start_if_ready()
+
+    async def start_if_ready(self) -> None:
+        if not self.in_game and all(s.taken and s.ready for s in self.seats):
             await self.start_game()
+
+    async def add_bot(self, seat: int) -> None:
+        """A bot takes an empty seat, ready at once (托管 bots come with the bots issue)."""
+        if self.in_game:
+            raise TableError("game_running", "seats change only between games")
+        if seat not in range(len(self.seats)) or self.seats[seat].taken:
+            raise TableError("bad_seat", f"seat {seat} is not free")
+        self.seats[seat] = SeatInfo(name=f"机器人{seat}", bot=True, ready=True)
+        if self.host is None:
+            self.host = seat
+        self.seats_changed()
+        await self.start_if_ready()
+
+    async def remove_bot(self, seat: int) -> None:
+        if self.in_game:
+            raise TableError("game_running", "seats change only between games")
+        if seat not in range(len(self.seats)) or not self.seats[seat].bot:
+            raise TableError("bad_seat", f"no bot on seat {seat}")
+        self.seats[seat] = SeatInfo()
+        self.seats_changed()
 
     async def leave(self, user_id: int) -> None:
         """Leaving a running game is an escape (RULES.md §11); otherwise just standing up."""
@@ -224,6 +255,12 @@ class Table:
         seat = self.seat_of(user_id)
         if seat is None or not self.in_game:
             raise TableError("not_playing", "only seated players of a running game act")
+        await self.act_as(seat, version, action)
+
+    async def act_as(self, seat: int, version: int, action: dict[str, Any]) -> None:
+        """A player's (or a bot's) action for ``seat``, made at table ``version``."""
+        if not self.in_game:
+            raise TableError("not_playing", "the game is not running")
         if version != self.version:
             raise TableError("stale_version", f"the table is at version {self.version}")
         if action.get("type") in ("deadline", "timeout", "escape"):
@@ -327,9 +364,12 @@ class Table:
 
     async def finish_game(self) -> None:
         assert self.state is not None and self.game_id is not None
-        self.last_points = await self.store.game_finished(self.game_id, self.state, self.players)
+        rated = not any(info.bot for info in self.seats)
+        self.last_points = await self.store.game_finished(
+            self.game_id, self.state, self.players, rated=rated
+        )
         for info in self.seats:
-            info.ready = False
+            info.ready = info.bot
             info.away_until = None
             if info.user_id is not None and not self.watchers.get(info.user_id):
                 # players who left are not kept seated
@@ -340,6 +380,25 @@ class Table:
         )
         self.on_change(self)
 
+    def wake_bots(self) -> None:
+        """Let every bot seat decide on the new state (each in the background)."""
+        if self.think is None or not self.in_game or self.state is None:
+            return
+        for seat, info in enumerate(self.seats):
+            if info.bot:
+                task = asyncio.create_task(self._bot_turn(seat, self.version))
+                self.bot_tasks.add(task)
+                task.add_done_callback(self.bot_tasks.discard)
+
+    async def _bot_turn(self, seat: int, version: int) -> None:
+        assert self.think is not None and self.state is not None
+        view = engine.view(self.state, seat)
+        action = await self.think(view, secrets.randbelow(2**31))
+        if action is None:
+            return
+        with contextlib.suppress(TableError):  # the table moved on meanwhile: decide again later
+            await self.call(lambda: self.act_as(seat, version, action))
+
     def publish(self, events: list[Event], seats_changed: bool = False) -> None:
         numbered = []
         for event in events:
@@ -348,6 +407,7 @@ class Table:
         self.log += numbered
         update = TableUpdate(self.id, self.version, numbered, seats_changed)
         self.broker.publish(f"table:{self.id}", update)
+        self.wake_bots()
 
     def seats_changed(self) -> None:
         self.version += 1
@@ -375,9 +435,11 @@ class Table:
             "spectators": sum(
                 1 for uid, n in self.watchers.items() if n and self.seat_of(uid) is None
             ),
+            "bots": any(s.bot for s in self.seats),
             "seats": [
                 {
                     "seat": i,
+                    "bot": s.bot,
                     "name": s.name,
                     "points": s.points if s.name else None,
                     "title": title_for(s.points).name if s.name else None,

@@ -66,6 +66,7 @@ def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
 
 
 def make_settings(database_url: str, **changes: object) -> Settings:
+    changes.setdefault("bot_pause_seconds", 0.0)
     return Settings(database_url=database_url, rooms=FAST_ROOMS, **changes)  # type: ignore[arg-type]
 
 

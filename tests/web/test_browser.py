@@ -225,3 +225,28 @@ def test_a_player_deploys_plays_and_replays_in_the_browser(
     assert any(text for text in shown)  # ranks are written on the pieces
     page.click("#next")
     assert errors == []
+
+
+def test_a_newcomer_plays_at_once_against_bots(server: str, browser: Browser) -> None:
+    errors: list[str] = []
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(server)
+    page.click("#guest")
+    page.click("#play-now")
+    page.wait_for_function(
+        "() => window.junqi.snapshot && window.junqi.snapshot.seats.every((s) => s.name)"
+    )
+    assert [s["bot"] for s in state(page, "snapshot.seats")] == [False, True, True, True]
+    page.click("#ready")
+    page.click("#auto")
+    page.wait_for_function("() => window.junqi.draft && window.junqi.problems.length === 0")
+    page.click("#confirm")
+    page.wait_for_function("() => window.junqi.snapshot.game.phase === 'playing'")
+    page.wait_for_function(
+        "() => window.junqi.log.some((e) => e.kind === 'moved' && e.seat !== 0)"
+        " || window.junqi.snapshot.game.to_move === 0",
+        timeout=30000,
+    )
+    shot(page, "5-bots")
+    assert errors == []

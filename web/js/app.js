@@ -105,7 +105,7 @@ function showLobby() {
   const profile = state.profile?.standings?.filter((s) => s.wins + s.losses + s.draws > 0 || s.variant === "siguo") ?? [];
   main.innerHTML = `
     <section class="panel" id="lobby">
-      <h2>${t("lobby")}</h2>
+      <h2>${t("lobby")} <button id="play-now" class="primary">${t("playNow")}</button></h2>
       ${!lobby ? "…" : lobby.rooms.map((room) => `
         <div class="room" data-room="${esc(room.id)}">
           <h3>${esc(room.name)} <small>${esc(room.variant)}</small>
@@ -136,6 +136,12 @@ function showLobby() {
     </section>
     <section class="panel" id="chat"><h2>${t("chat")}</h2><div class="lines"></div>
       <form><input name="text" maxlength="200"><button>${t("send")}</button></form></section>`;
+  $("#play-now").onclick = async () => {
+    try {
+      const ok = await state.socket.send({ type: "play_now" });
+      openTable(ok.table);
+    } catch (error) { notify(error.message); }
+  };
   main.querySelectorAll("button.create").forEach((b) => { b.onclick = async () => {
     const options = {};
     main.querySelectorAll(`.options [data-room="${b.dataset.room}"]`).forEach((field) => {
@@ -232,8 +238,13 @@ async function drawTable() {
     const out = info?.eliminated ? ` ${t("out")}` : "";
     const turn = g?.to_move === s.seat ? " to-move" : "";
     const away = s.away ? ` (${t("away")} <span class="countdown" data-until="${s.away_until}"></span>)` : "";
+    if (!s.name && !g?.phase?.match(/picking|redealing|bidding|deploying|playing/)) {
+      return `<span class="seat" data-seat="${s.seat}">${s.seat}: ${t("empty")} <button class="add-bot" data-seat="${s.seat}">${t("addBot")}</button></span>`;
+    }
     return `<span class="seat${turn}" data-seat="${s.seat}">${s.seat}: ${esc(s.name ?? t("empty"))}${s.ready ? " ✓" : ""}${away}${info ? ` · ${t("skips")} ${info.skips}` : ""}${out}</span>`;
   }).join("");
+  main.querySelectorAll("button.add-bot").forEach((b) => { b.onclick = () =>
+    state.socket.send({ type: "add_bot", table: state.table, seat: Number(b.dataset.seat) }).catch((e) => notify(e.message)); });
   drawControls();
   if (!g || (g.phase !== "picking" && g.phase !== "redealing" && g.phase !== "bidding")) await drawBoard();
   drawResult();
