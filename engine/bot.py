@@ -1,20 +1,23 @@
-"""A simple bot: it decides from a seat's view alone (exactly what a human in that seat sees),
-so it is fair by construction, and its decisions go through the same actions as a human's.
+"""Bots: they decide from a seat's view alone and from beliefs built from that seat's events
+(``engine.beliefs``), so they are fair by construction; their decisions go through the same
+actions as a human's.
 
-This is the first, modest player: sensible defaults before play, automatic layouts, and in play
-a one-move look-ahead over what the view shows (known ranks, revealed flags, scouting) with a
-preference for probing unknown pieces with small ones. The belief-tracking, searching bots of
-the bots issue will replace ``choose_move``.
+Before play they take sensible defaults (automatic layouts, picks, bids by hand strength). In
+play a move is scored by a one-move look-ahead: an attack by its expected gain over the ranks the
+defender may still have, a quiet move by progress; the ``hard`` level also avoids leaving a
+valuable piece next to enemies that probably beat it; ``easy`` plays with much noise.
 """
 
 from __future__ import annotations
 
 import random
+from collections.abc import Mapping
 from typing import Any
 
+from engine.board import get_board
 from engine.combat import combat
 from engine.deployment import auto_layout
-from engine.pieces import OFFICER_STRENGTH, Rank
+from engine.pieces import Rank
 
 # how much a piece is worth to keep (a rough scale for trades)
 VALUE = {
@@ -36,9 +39,19 @@ VALUE = {
 }
 
 
-def choose_action(view: dict[str, Any], rng: random.Random) -> dict[str, Any] | None:
+LEVELS = ("easy", "normal", "hard")
+NOISE = {"easy": 6.0, "normal": 0.5, "hard": 0.2}
+
+
+def choose_action(
+    view: dict[str, Any],
+    rng: random.Random,
+    guesses: Mapping[str, Mapping[str, float]] | None = None,
+    level: str = "normal",
+) -> dict[str, Any] | None:
     """The action (in its JSON form, without seat and time) this seat takes now, or None when
-    it has nothing to decide."""
+    it has nothing to decide. ``guesses`` are the beliefs about hidden enemy pieces (station ->
+    {rank: probability})."""
     seat = view["viewer"]
     phase = view["phase"]
     deal = view.get("deal") or {}
@@ -80,7 +93,7 @@ def choose_action(view: dict[str, Any], rng: random.Random) -> dict[str, Any] | 
     if proposal and seat in proposal["waiting"]:
         return {"type": "answer_proposal", "accept": False}
     if view.get("to_move") == seat and view.get("legal_moves"):
-        origin, target = choose_move(view, rng)
+        origin, target = choose_move(view, rng, guesses or {}, level)
         return {"type": "move", "origin": origin, "target": target}
     if view.get("to_move") == seat and view.get("flippable"):
         return {"type": "flip", "station": rng.choice(view["flippable"])}
@@ -95,44 +108,93 @@ def _bid(deal: dict[str, Any]) -> int:
     return want if want > top else 0
 
 
-def choose_move(view: dict[str, Any], rng: random.Random) -> tuple[str, str]:
-    """The best-looking legal move by a one-move look-ahead on what the view shows."""
+def choose_move(
+    view: dict[str, Any],
+    rng: random.Random,
+    guesses: Mapping[str, Mapping[str, float]],
+    level: str = "normal",
+) -> tuple[str, str]:
+    """The best-looking legal move by a one-move look-ahead on what the view and the beliefs
+    show, with noise by level."""
     seat = view["viewer"]
     pieces = {p["station"]: p for p in view["pieces"]}
     options = [(o, t) for o, targets in view["legal_moves"].items() for t in targets]
+    noise = NOISE.get(level, NOISE["normal"])
     scored = []
     for origin, target in options:
         mine = pieces[origin]
-        score = rng.random() * 0.5  # break ties, vary play
+        score = rng.random() * noise
         other = pieces.get(target)
         if other is not None and other.get("seat") != seat:
-            score += _attack_value(mine.get("rank"), other.get("rank"))
-        elif target.startswith(("c:",)) or not target.startswith(f"{seat}:"):
+            score += attack_value(mine.get("rank"), other.get("rank"), guesses.get(target))
+        elif target.startswith("c:") or not target.startswith(f"{seat}:"):
             score += 0.3  # go forward
         if target.endswith(("62", "64")) and not target.startswith(f"{seat}:"):
             score += 0.2  # an enemy HQ may hold the flag
+        if level == "hard" and mine.get("rank"):
+            score -= danger(view, target, mine["rank"], guesses, pieces)
         scored.append((score, origin, target))
     _, origin, target = max(scored)
     return origin, target
 
 
-def _attack_value(attacker: str | None, defender: str | None) -> float:
-    """The expected gain of an attack: exact when the defender's rank is known, else a probe
-    that is cheap with small pieces and costly with big ones."""
-    if attacker is None:
+def attack_value(
+    attacker: str | None, defender: str | None, guess: Mapping[str, float] | None
+) -> float:
+    """The expected gain of an attack over the ranks the defender may have."""
+    if attacker is None or attacker in ("landmine", "flag", "fortress"):
         return 0.0
+    if defender is not None:
+        chances: Mapping[str, float] = {defender: 1.0}
+    elif guess:
+        chances = guess
+    else:  # nothing known: a probe, cheap with small pieces, costly with big ones
+        return 1.2 - VALUE.get(attacker, 2) * 0.25
     mine = VALUE.get(attacker, 2)
-    if defender is None:
-        return 1.2 - mine * 0.25 if attacker in OFFICER_STRENGTH or attacker == "bomb" else 0.0
-    outcome = combat(attacker, defender)
-    theirs = VALUE.get(defender, 2)
-    if outcome == "attacker":
-        return theirs
-    if outcome == "both":
-        return theirs - mine
-    return -mine
+    gain = 0.0
+    for rank, p in chances.items():
+        outcome = combat(attacker, rank)
+        theirs = VALUE.get(rank, 2)
+        if outcome == "attacker":
+            gain += p * theirs
+        elif outcome == "both":
+            gain += p * (theirs - mine)
+        else:
+            gain -= p * mine
+    return gain
 
 
-def decide(view: dict[str, Any], seed: int) -> dict[str, Any] | None:
+def danger(
+    view: dict[str, Any],
+    target: str,
+    rank: str,
+    guesses: Mapping[str, Mapping[str, float]],
+    pieces: Mapping[str, dict[str, Any]],
+) -> float:
+    """How much a piece standing on ``target`` may lose to the enemies next to it."""
+    board = get_board(view["board"])
+    if board.station(target).kind in ("camp", "hq"):
+        return 0.0
+    worst = 0.0
+    for station in board.neighbours(target):
+        enemy = pieces.get(station)
+        if enemy is None or enemy.get("seat") in (None, view["viewer"]):
+            continue
+        chances = {enemy["rank"]: 1.0} if "rank" in enemy else guesses.get(station, {})
+        loss = sum(
+            p * VALUE.get(rank, 2)
+            for r, p in chances.items()
+            if r not in ("landmine", "flag", "fortress") and combat(r, rank) != "defender"
+        )
+        worst = max(worst, loss)
+    return worst * 0.5
+
+
+def decide(
+    view: dict[str, Any],
+    seed: int,
+    guesses: Mapping[str, Mapping[str, float]] | None = None,
+    level: str = "normal",
+) -> dict[str, Any] | None:
     """``choose_action`` for a worker process: a picklable entry point with its own seed."""
-    return choose_action(view, random.Random(seed))
+    return choose_action(view, random.Random(seed), guesses, level)

@@ -35,9 +35,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         # bots think in worker processes, never on the event loop
         workers = ProcessPoolExecutor(settings.bot_workers, mp_context=get_context("spawn"))
 
-        async def think(view: dict[str, Any], seed: int) -> dict[str, Any] | None:
+        async def think(
+            view: dict[str, Any], seed: int, guesses: dict[str, Any], level: str
+        ) -> dict[str, Any] | None:
             loop = asyncio.get_running_loop()
-            action = await loop.run_in_executor(workers, decide, view, seed)
+            action = await loop.run_in_executor(workers, decide, view, seed, guesses, level)
             await asyncio.sleep(settings.bot_pause_seconds)  # so that people can follow
             return action
 

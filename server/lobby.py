@@ -63,7 +63,7 @@ class Lobby:
         rooms: list[RoomConfig],
         broker: InMemoryBroker,
         store: Store,
-        think: Callable[[dict[str, Any], int], Awaitable[dict[str, Any] | None]] | None = None,
+        think: Callable[..., Awaitable[dict[str, Any] | None]] | None = None,
     ) -> None:
         for room in rooms:
             if room.variant not in VARIANTS:

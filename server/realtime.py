@@ -68,6 +68,7 @@ class AddBot(_Message):
     type: Literal["add_bot", "remove_bot"]
     table: str
     seat: int
+    level: str = "normal"  # easy, normal or hard
 
 
 class PlayNow(_Message):
@@ -240,7 +241,7 @@ class Connection:
         elif isinstance(m, AddBot):
             table = self.lobby.table(m.table)
             if m.type == "add_bot":
-                await table.call(lambda: table.add_bot(m.seat))
+                await table.call(lambda: table.add_bot(m.seat, m.level))
             else:
                 await table.call(lambda: table.remove_bot(m.seat))
             return {"version": table.version}

@@ -20,6 +20,8 @@ from typing import Any, TypeVar
 
 import engine
 from engine import Event, GameState, Phase
+from engine.beliefs import Beliefs
+from engine.bot import LEVELS
 from engine.levels import title_for
 from server.broker import InMemoryBroker
 from server.config import RoomConfig
@@ -46,6 +48,7 @@ class SeatInfo:
     away_until: float | None = None  # disconnected during a game: the grace deadline
     points: int = 0  # the player's points in this variant when seated
     bot: bool = False  # a bot plays this seat
+    level: str = "normal"  # the bot's level
 
     @property
     def taken(self) -> bool:
@@ -70,7 +73,7 @@ class Table:
         broker: InMemoryBroker,
         store: Store,
         on_change: Callable[[Table], None],
-        think: Callable[[dict[str, Any], int], Awaitable[dict[str, Any] | None]] | None = None,
+        think: Callable[..., Awaitable[dict[str, Any] | None]] | None = None,
     ) -> None:
         self.id = table_id
         self.room = room
@@ -96,6 +99,7 @@ class Table:
         self.wake = asyncio.Event()
         self.tasks: list[asyncio.Task[None]] = []
         self.bot_tasks: set[asyncio.Task[None]] = set()
+        self.beliefs: dict[int, Beliefs] = {}  # each bot seat's beliefs, from its own events
 
     # --- the actor ----------------------------------------------------------------------------
 
@@ -221,13 +225,15 @@ class Table:
         if not self.in_game and all(s.taken and s.ready for s in self.seats):
             await self.start_game()
 
-    async def add_bot(self, seat: int) -> None:
-        """A bot takes an empty seat, ready at once (托管 bots come with the bots issue)."""
+    async def add_bot(self, seat: int, level: str = "normal") -> None:
+        """A bot of ``level`` (easy, normal, hard) takes an empty seat, ready at once."""
+        if level not in LEVELS:
+            raise TableError("bad_level", f"a bot level is one of {', '.join(LEVELS)}")
         if self.in_game:
             raise TableError("game_running", "seats change only between games")
         if seat not in range(len(self.seats)) or self.seats[seat].taken:
             raise TableError("bad_seat", f"seat {seat} is not free")
-        self.seats[seat] = SeatInfo(name=f"机器人{seat}", bot=True, ready=True)
+        self.seats[seat] = SeatInfo(name=f"机器人{seat}", bot=True, ready=True, level=level)
         if self.host is None:
             self.host = seat
         self.seats_changed()
@@ -340,6 +346,9 @@ class Table:
             now=time.time(),
         )
         self.log = []
+        self.beliefs = {
+            seat: Beliefs(self.variant.key, seat) for seat, s in enumerate(self.seats) if s.bot
+        }
         self.version += 1
         await self.store.game_started(self.game_id, self.state, self.room.id, self.players)
         self.publish([Event("game_created", {"game_id": self.game_id})], seats_changed=True)
@@ -380,6 +389,14 @@ class Table:
         )
         self.on_change(self)
 
+    def learn(self, events: list[tuple[int, Event]]) -> None:
+        """Each bot seat takes in the events as that seat saw them (its beliefs)."""
+        state = self.state
+        if state is None or state.position is None:
+            return
+        for seat, beliefs in self.beliefs.items():
+            beliefs.follow((e.for_viewer(seat) for _, e in events), engine.view(state, seat))
+
     def wake_bots(self) -> None:
         """Let every bot seat decide on the new state (each in the background)."""
         if self.think is None or not self.in_game or self.state is None:
@@ -393,7 +410,10 @@ class Table:
     async def _bot_turn(self, seat: int, version: int) -> None:
         assert self.think is not None and self.state is not None
         view = engine.view(self.state, seat)
-        action = await self.think(view, secrets.randbelow(2**31))
+        beliefs = self.beliefs.get(seat)
+        guesses = beliefs.table() if beliefs is not None else {}
+        level = self.seats[seat].level
+        action = await self.think(view, secrets.randbelow(2**31), guesses, level)
         if action is None:
             return
         with contextlib.suppress(TableError):  # the table moved on meanwhile: decide again later
@@ -405,6 +425,7 @@ class Table:
             self.seq += 1
             numbered.append((self.seq, event))
         self.log += numbered
+        self.learn(numbered)
         update = TableUpdate(self.id, self.version, numbered, seats_changed)
         self.broker.publish(f"table:{self.id}", update)
         self.wake_bots()

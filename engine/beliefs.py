@@ -1,0 +1,188 @@
+"""What a seat can infer about hidden enemy pieces from what it has seen (RULES.md §8 view).
+
+``Beliefs`` follows the events a seat received (``Event.for_viewer``), in order, and keeps for
+every piece it cannot see the set of ranks still possible, with a weight for each:
+
+- a piece that moved is no landmine, flag or fortress; one that turned on the rail is an
+  engineer (or the 三打一 missile);
+- a fight bounds the unknown side's rank by the outcome against the known side's rank;
+- flags revealed, scouted and raised pieces and every rank the view shows are certain;
+- stock counting: when every copy of a rank of an army is accounted for (seen alive or seen
+  die), no other piece of that army can have it; repeated until nothing changes;
+- layout priors: a flag stands in an HQ, landmines in the last two rows, no bomb in the front row.
+
+It knows nothing the seat does not: a bot built on it is fair by construction.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from engine.board import Board, get_board
+from engine.combat import combat
+from engine.pieces import IMMOBILE_RANKS, RAIL_FLYERS, STANDARD_ARMY, Rank
+from engine.variants import get_variant
+
+ALL_RANKS = frozenset(STANDARD_ARMY)
+
+
+@dataclass
+class Guess:
+    """One hidden piece: its owner and the ranks it may still have, with weights."""
+
+    seat: int
+    weights: dict[Rank, float] = field(default_factory=dict)
+
+    def keep(self, allowed: Iterable[Rank]) -> None:
+        allowed = set(allowed)
+        narrowed = {r: w for r, w in self.weights.items() if r in allowed}
+        if narrowed:  # never drop to nothing: the rules beyond this model (deals) may surprise
+            self.weights = narrowed
+
+    def probabilities(self) -> dict[Rank, float]:
+        total = sum(self.weights.values())
+        return {r: w / total for r, w in self.weights.items()}
+
+    @property
+    def certain(self) -> Rank | None:
+        return next(iter(self.weights)) if len(self.weights) == 1 else None
+
+
+class Beliefs:
+    def __init__(self, variant: str, seat: int) -> None:
+        self.variant = get_variant(variant)
+        self.board: Board = get_board(self.variant.board_key)
+        self.seat = seat
+        self.pieces: dict[str, Guess] = {}  # station -> belief about the enemy piece there
+        self.dead: Counter[tuple[int, Rank]] = Counter()  # ranks seen to die, per seat
+        self.known: dict[str, Rank] = {}  # our own pieces' ranks, by station, as last seen
+        self.standard = self.variant.dealing is None  # dealt armies: no stock to count
+
+    # --- the view ---------------------------------------------------------------------------
+
+    def follow(self, events: Iterable[Mapping[str, Any] | None], view: Mapping[str, Any]) -> None:
+        """Take in what the seat was just sent: its events (as ``Event.for_viewer`` gave them;
+        None for those it did not get), then its new view."""
+        for event in events:
+            if event is not None:
+                self.observe(event)
+        self.update(view)
+
+    def update(self, view: Mapping[str, Any]) -> None:
+        """Take in the pieces of a view: new unknown pieces get their priors, shown ranks are
+        certain, pieces gone are forgotten."""
+        present = set()
+        self.known = {}
+        for p in view.get("pieces", []):
+            station, seat = p["station"], p.get("seat")
+            if seat == self.seat and "rank" in p:
+                self.known[station] = Rank(p["rank"])
+            if seat is None or seat == self.seat or p.get("face_down"):
+                continue
+            present.add(station)
+            guess = self.pieces.get(station)
+            if guess is None or guess.seat != seat:
+                guess = self.pieces[station] = Guess(seat, self.prior(station))
+            if "rank" in p:
+                guess.weights = {Rank(p["rank"]): 1.0}
+        for station in list(self.pieces):
+            if station not in present:
+                del self.pieces[station]
+        self.count_stock()
+
+    def prior(self, station: str) -> dict[Rank, float]:
+        army = self.variant.army if self.standard else dict.fromkeys(ALL_RANKS, 1)
+        st = self.board.station(station)
+        weights = {}
+        for rank, count in army.items():
+            if rank == Rank.FLAG and st.kind != "hq":
+                continue
+            if self.standard and rank == Rank.LANDMINE and st.row not in (5, 6):
+                continue
+            if self.standard and rank == Rank.BOMB and st.row == 1:
+                continue
+            weights[rank] = float(count)
+        return weights
+
+    # --- events -----------------------------------------------------------------------------
+
+    def observe(self, event: Mapping[str, Any]) -> None:
+        """Take in one event as this seat saw it."""
+        known = self.known
+        if event.get("kind") != "moved":
+            return
+        origin, target, outcome = event["origin"], event["target"], event.get("outcome")
+        mover = self.pieces.pop(origin, None)
+        defender = self.pieces.get(target)
+        if mover is not None:
+            mover.keep(ALL_RANKS - IMMOBILE_RANKS)
+            if not self.straight(origin, target):
+                mover.keep(RAIL_FLYERS)
+        if outcome is None:
+            if mover is not None:
+                self.pieces[target] = mover
+            return
+        if mover is not None and target in known:  # an enemy attacked one of ours
+            mine = known[target]
+            mover.keep(r for r in mover.weights if combat(r, mine) == outcome)
+            self.after_fight(mover, target, survived=outcome == "attacker")
+        elif mover is None and origin in known and defender is not None:  # we attacked
+            mine = known[origin]
+            defender.keep(r for r in defender.weights if combat(mine, r) == outcome)
+            if outcome != "defender":
+                self.pieces.pop(target, None)
+                self.died(defender)
+        elif mover is not None and defender is not None:  # two other seats fought
+            if outcome == "both":
+                self.pieces.pop(target, None)
+                self.died(defender)
+                self.died(mover)
+            elif outcome == "attacker":
+                self.pieces[target] = mover
+                self.died(defender)
+            else:
+                self.died(mover)
+        self.count_stock()
+
+    def after_fight(self, mover: Guess, target: str, survived: bool) -> None:
+        if survived:
+            self.pieces[target] = mover
+        else:
+            self.died(mover)
+
+    def died(self, guess: Guess) -> None:
+        if guess.certain is not None:
+            self.dead[guess.seat, guess.certain] += 1
+
+    def straight(self, origin: str, target: str) -> bool:
+        """Whether a piece could go from ``origin`` to ``target`` without turning."""
+        if target in self.board.neighbours(origin):
+            return True
+        return any(origin in line and target in line for line in self.board.lines)
+
+    def count_stock(self) -> None:
+        """When all copies of a rank of an army are accounted for, no other piece has it."""
+        if not self.standard:
+            return
+        changed = True
+        while changed:
+            changed = False
+            for seat in {g.seat for g in self.pieces.values()}:
+                sure = Counter(g.certain for g in self.pieces.values() if g.seat == seat)
+                for rank, count in self.variant.army.items():
+                    if sure[rank] + self.dead[seat, rank] < count:
+                        continue
+                    for guess in self.pieces.values():
+                        if guess.seat == seat and guess.certain is None and rank in guess.weights:
+                            guess.keep(r for r in guess.weights if r != rank)
+                            changed = True
+
+    def table(self) -> dict[str, dict[str, float]]:
+        """The beliefs as plain data: station -> {rank key: probability}."""
+        return {
+            station: {r.value: p for r, p in guess.probabilities().items()}
+            for station, guess in self.pieces.items()
+        }

@@ -1,0 +1,121 @@
+"""Beliefs about hidden pieces, built only from what a seat was sent."""
+
+from __future__ import annotations
+
+import random
+
+import engine
+from engine import Rank
+from engine.beliefs import Beliefs
+from tests.engine.game_helpers import Pieces, act, setup
+from tests.engine.test_random_games import choose_action
+
+
+def follow(beliefs: Beliefs, state: engine.GameState, events: list[engine.Event]) -> None:
+    beliefs.follow((e.for_viewer(beliefs.seat) for e in events), engine.view(state, beliefs.seat))
+
+
+def start(pieces: Pieces, host: int = 0) -> tuple[engine.GameState, Beliefs]:
+    state = setup("liangguo", pieces, host=host)
+    beliefs = Beliefs("liangguo", 0)
+    beliefs.update(engine.view(state, 0))
+    return state, beliefs
+
+
+BASE: Pieces = {
+    "0:62": (0, "flag"),
+    "0:51": (0, "general"),
+    "1:62": (1, "flag"),
+    "1:11": (1, "captain"),
+}
+
+
+def ranks(beliefs: Beliefs, station: str) -> set[str]:
+    return {r.value for r in beliefs.pieces[station].weights}
+
+
+def test_layout_priors() -> None:
+    _, beliefs = start({**BASE, "1:52": (1, "landmine"), "1:64": (1, "major")})
+    front = ranks(beliefs, "1:11")
+    assert not {"landmine", "flag", "bomb"} & front and "field_marshal" in front
+    assert "landmine" in ranks(beliefs, "1:52") and "flag" not in ranks(beliefs, "1:52")
+    assert "flag" in ranks(beliefs, "1:62")
+    assert 0 not in {g.seat for g in beliefs.pieces.values()}  # only enemy pieces
+
+
+def test_a_piece_that_moved_is_no_mine_and_one_that_turned_is_an_engineer() -> None:
+    pieces = {**BASE, "1:51": (1, "engineer"), "1:54": (1, "major")}
+    state, beliefs = start(pieces, host=1)
+    state, events = act(state, engine.Move(1, "1:54", "1:44"))
+    follow(beliefs, state, events)
+    assert "landmine" not in ranks(beliefs, "1:44") and "flag" not in ranks(beliefs, "1:44")
+    assert "major" in ranks(beliefs, "1:44")
+    state, events = act(state, engine.Move(0, "0:51", "0:52"))
+    follow(beliefs, state, events)
+    state, events = act(state, engine.Move(1, "1:51", "1:35"))  # along row 5, then turns
+    follow(beliefs, state, events)
+    assert ranks(beliefs, "1:35") == {"engineer"}
+
+
+def test_a_fight_bounds_the_unknown_rank() -> None:
+    pieces = {**BASE, "1:52": (1, "landmine")}
+    state, beliefs = start({**pieces, "0:51": (0, "general"), "1:15": (1, "field_marshal")})
+    state, events = act(state, engine.Move(0, "0:51", "1:15"))  # our general loses
+    follow(beliefs, state, events)
+    assert ranks(beliefs, "1:15") <= {"field_marshal", "landmine"}
+
+
+def test_an_attacker_that_beat_ours_outranks_it() -> None:
+    pieces: Pieces = {**BASE, "0:41": (0, "captain"), "1:15": (1, "colonel")}
+    state, beliefs = start(pieces, host=1)
+    state, events = act(state, engine.Move(1, "1:15", "0:11"))
+    follow(beliefs, state, events)
+    state, events = act(state, engine.Move(0, "0:51", "0:52"))
+    follow(beliefs, state, events)
+    state, events = act(state, engine.Move(1, "0:11", "0:21"))
+    follow(beliefs, state, events)
+    state, events = act(state, engine.Move(0, "0:52", "0:51"))
+    follow(beliefs, state, events)
+    state, events = act(state, engine.Move(1, "0:21", "0:31"))
+    follow(beliefs, state, events)
+    state, events = act(state, engine.Move(0, "0:51", "0:52"))
+    follow(beliefs, state, events)
+    state, events = act(state, engine.Move(1, "0:31", "0:41"))  # takes our captain
+    follow(beliefs, state, events)
+    strength = {r.value: s for r, s in engine.pieces.OFFICER_STRENGTH.items()}
+    assert all(strength[r] > strength["captain"] for r in ranks(beliefs, "0:41") if r in strength)
+    assert "bomb" not in ranks(beliefs, "0:41")  # a bomb would have died too
+
+
+def test_stock_counting_removes_a_rank_seen_everywhere() -> None:
+    pieces: Pieces = {**BASE, "1:51": (1, "major")}
+    state, beliefs = start(pieces)
+    beliefs.pieces["1:51"].weights = {Rank.FIELD_MARSHAL: 1.0}  # as if scouted
+    beliefs.count_stock()
+    assert "field_marshal" not in ranks(beliefs, "1:11")
+    assert "field_marshal" not in ranks(beliefs, "1:62")
+
+
+def test_beliefs_never_contradict_the_truth_in_random_games() -> None:
+    for seed in range(6):
+        rng = random.Random(seed)
+        state = engine.new_game("siguo", seed=seed)
+        beliefs = {s: Beliefs("siguo", s) for s in state.variant.seats}
+        now = 0.0
+        for _ in range(600):
+            if state.phase == "finished":
+                break
+            now += 1
+            action = choose_action(state, rng, min(now, state.deadline))
+            try:
+                state, events = engine.apply(state, action)
+            except engine.EngineError:
+                continue
+            if state.phase != "playing":
+                continue
+            for seat, b in beliefs.items():
+                follow(b, state, events)
+                for station, guess in b.pieces.items():
+                    piece = state.board_position.piece_at(station)
+                    assert piece is not None and piece.seat == guess.seat
+                    assert piece.rank in guess.weights, (seat, station, piece, guess.weights)
