@@ -74,8 +74,11 @@ class Lobby:
         self.think = think
         self.tables: dict[str, Table] = {}
 
-    def create_table(self, room_id: str, options: dict[str, Any] | None = None) -> Table:
-        """A new table of the room; ``options`` change the room's rule options for it."""
+    def create_table(
+        self, room_id: str, options: dict[str, Any] | None = None, stand_in: bool = False
+    ) -> Table:
+        """A new table of the room; ``options`` change the room's rule options for it;
+        ``stand_in`` (托管) lets a bot play for a player who is away."""
         room = self.rooms.get(room_id)
         if room is None:
             raise TableError("no_room", f"no room {room_id!r}")
@@ -91,6 +94,7 @@ class Lobby:
         table = Table(
             uuid.uuid4().hex[:12], room, self.broker, self.store, self.changed, self.think
         )
+        table.stand_in = stand_in
         self.tables[table.id] = table
         table.start()
         self.changed(table)

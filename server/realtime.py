@@ -45,6 +45,7 @@ class CreateTable(_Message):
     type: Literal["create_table"]
     room: str
     options: dict[str, Any] = Field(default_factory=dict)  # rule options for this table
+    stand_in: bool = False  # 托管: a bot plays for a player who is away
 
 
 class OpenTable(_Message):
@@ -216,7 +217,7 @@ class Connection:
             self.follow("chat:lobby", self.chat_message)
             await self.lobby_update(self.lobby.listing())
         elif isinstance(m, CreateTable):
-            table = self.lobby.create_table(m.room, m.options)
+            table = self.lobby.create_table(m.room, m.options, m.stand_in)
             return {"table": table.id}
         elif isinstance(m, OpenTable):
             await self.open_table(self.lobby.table(m.table), m.since)

@@ -44,7 +44,12 @@ class Store:
             await session.commit()
 
     async def game_finished(
-        self, game_id: str, state: GameState, users: list[int | None], rated: bool = True
+        self,
+        game_id: str,
+        state: GameState,
+        users: list[int | None],
+        rated: bool = True,
+        stood_in: list[int] | None = None,
     ) -> list[int]:
         """Store the record and result, apply the points (not for an unrated game, such as one
         with bots); returns each seat's points."""
@@ -62,7 +67,9 @@ class Store:
             game.seed = state.seed
             game.record = record_of(state).to_json()
             game.result = json.dumps(
-                state.result.to_dict() | {"stake": stake, "rated": rated}, ensure_ascii=False
+                state.result.to_dict()
+                | {"stake": stake, "rated": rated, "stood_in": stood_in or []},
+                ensure_ascii=False,
             )
             game.finished_at = datetime.now(UTC)
             for r in state.result.seats:

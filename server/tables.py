@@ -100,6 +100,8 @@ class Table:
         self.tasks: list[asyncio.Task[None]] = []
         self.bot_tasks: set[asyncio.Task[None]] = set()
         self.beliefs: dict[int, Beliefs] = {}  # each bot seat's beliefs, from its own events
+        self.stand_in = False  # 托管: a bot plays for a player who is away
+        self.stood_in: set[int] = set()  # seats a bot played for in this game
 
     # --- the actor ----------------------------------------------------------------------------
 
@@ -295,13 +297,18 @@ class Table:
             assert self.state is not None
             info.away_until = time.time() + self.state.rules.disconnect_grace_seconds
             state = self.state
-            pause = state.rules.pause_on_disconnect and state.phase == Phase.PLAYING
+            pause = (
+                state.rules.pause_on_disconnect
+                and state.phase == Phase.PLAYING
+                and not self.stand_in  # with 托管 a bot plays on instead
+            )
             if pause and state.paused_since is None and state.seats[seat].alive:
                 await self.apply(engine.Pause(now=time.time()))
         elif watching > 0:
             info.away_until = None
             await self.resume_if_all_back()
         self.seats_changed()
+        self.wake_bots()  # 托管: a bot takes over, or hands back
 
     async def resume_if_all_back(self) -> None:
         state = self.state
@@ -349,6 +356,7 @@ class Table:
         self.beliefs = {
             seat: Beliefs(self.variant.key, seat) for seat, s in enumerate(self.seats) if s.bot
         }
+        self.stood_in = set()
         self.version += 1
         await self.store.game_started(self.game_id, self.state, self.room.id, self.players)
         self.publish([Event("game_created", {"game_id": self.game_id})], seats_changed=True)
@@ -375,7 +383,7 @@ class Table:
         assert self.state is not None and self.game_id is not None
         rated = not any(info.bot for info in self.seats)
         self.last_points = await self.store.game_finished(
-            self.game_id, self.state, self.players, rated=rated
+            self.game_id, self.state, self.players, rated=rated, stood_in=sorted(self.stood_in)
         )
         for info in self.seats:
             info.ready = info.bot
@@ -397,12 +405,22 @@ class Table:
         for seat, beliefs in self.beliefs.items():
             beliefs.follow((e.for_viewer(seat) for _, e in events), engine.view(state, seat))
 
+    def bot_plays(self, seat: int) -> bool:
+        info = self.seats[seat]
+        return info.bot or (self.stand_in and info.away_until is not None)
+
     def wake_bots(self) -> None:
-        """Let every bot seat decide on the new state (each in the background)."""
+        """Let every seat a bot plays (bots, and with 托管 the players who are away) decide on
+        the new state, each in the background."""
         if self.think is None or not self.in_game or self.state is None:
             return
         for seat, info in enumerate(self.seats):
-            if info.bot:
+            if self.bot_plays(seat):
+                if not info.bot:
+                    self.stood_in.add(seat)
+                    if seat not in self.beliefs:
+                        self.beliefs[seat] = Beliefs(self.variant.key, seat)
+                        self.beliefs[seat].update(engine.view(self.state, seat))
                 task = asyncio.create_task(self._bot_turn(seat, self.version))
                 self.bot_tasks.add(task)
                 task.add_done_callback(self.bot_tasks.discard)
@@ -417,7 +435,11 @@ class Table:
         if action is None:
             return
         with contextlib.suppress(TableError):  # the table moved on meanwhile: decide again later
-            await self.call(lambda: self.act_as(seat, version, action))
+            await self.call(lambda: self.bot_act(seat, version, action))
+
+    async def bot_act(self, seat: int, version: int, action: dict[str, Any]) -> None:
+        if self.bot_plays(seat):  # a player who came back plays again
+            await self.act_as(seat, version, action)
 
     def publish(self, events: list[Event], seats_changed: bool = False) -> None:
         numbered = []
@@ -457,6 +479,7 @@ class Table:
                 1 for uid, n in self.watchers.items() if n and self.seat_of(uid) is None
             ),
             "bots": any(s.bot for s in self.seats),
+            "stand_in": self.stand_in,
             "seats": [
                 {
                     "seat": i,

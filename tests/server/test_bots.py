@@ -81,3 +81,43 @@ def test_bots_take_and_leave_free_seats(sqlite_client: TestClient) -> None:
         me.sync(removed["version"])
         assert me.snapshot["seats"][1]["bot"] is False
         assert other.request({"type": "sit", "table": table, "seat": 1})["type"] == "ok"
+
+
+def test_a_bot_stands_in_for_a_player_who_is_away(sqlite_client: TestClient) -> None:
+    client = sqlite_client
+    with ExitStack() as stack:
+        alice, bob = connect(stack, client, "alice"), connect(stack, client, "bob")
+        reply = alice.request({"type": "create_table", "room": "liangguo-fast", "stand_in": True})
+        table = reply["table"]
+        alice.request({"type": "sit", "table": table, "seat": 0})
+        bob.request({"type": "sit", "table": table, "seat": 1})
+        for p in (alice, bob):
+            v = p.request({"type": "ready", "table": table})["version"]
+        for seat, p in ((0, alice), (1, bob)):
+            p.sync(v)
+            reply = p.act(
+                table, {"type": "place_layout", "layout": engine.auto_layout("liangguo", seat, 5)}
+            )
+        alice.sync(reply["version"])
+        assert alice.snapshot is not None and alice.snapshot["stand_in"] is True
+        bob.ws.close()
+        rng = random.Random(1)
+        moved_for_bob = []
+        while not moved_for_bob and alice.game["phase"] == "playing":
+            game = alice.game
+            if game["to_move"] == 0 and game.get("legal_moves"):
+                origin = rng.choice(sorted(game["legal_moves"]))
+                alice.act(
+                    table,
+                    {
+                        "type": "move",
+                        "origin": origin,
+                        "target": rng.choice(game["legal_moves"][origin]),
+                    },
+                )
+            message = alice.until(lambda m: m["type"] == "update")
+            moved_for_bob += [
+                e for e in message["events"] if e["kind"] == "moved" and e["seat"] == 1
+            ]
+        assert moved_for_bob  # seat 1 played on while bob was away
+        assert alice.snapshot["seats"][1]["away"] is True

@@ -116,6 +116,7 @@ function showLobby() {
               <option value="hidden">${t("hidden")}</option><option value="partners_open">${t("partnersOpen")}</option><option value="open">${t("open")}</option></select></label>
             <label>${t("scouting")} <select name="engineer_scouting" data-room="${esc(room.id)}"><option value=""></option>
               <option value="off">off</option><option value="all">all</option><option value="team">team</option></select></label>
+            <label><input type="checkbox" class="stand-in" data-room="${esc(room.id)}"> ${t("standIn")}</label>
           </details>
           <ul class="tables">${room.tables.map((table) => `
             <li class="table-row" data-table="${table.id}">
@@ -144,12 +145,13 @@ function showLobby() {
   };
   main.querySelectorAll("button.create").forEach((b) => { b.onclick = async () => {
     const options = {};
-    main.querySelectorAll(`.options [data-room="${b.dataset.room}"]`).forEach((field) => {
+    main.querySelectorAll(`.options [data-room="${b.dataset.room}"]:not(.stand-in)`).forEach((field) => {
       if (field.value === "") return;
       options[field.name] = field.type === "number" ? Number(field.value) : field.value;
     });
     try {
-      const ok = await state.socket.send({ type: "create_table", room: b.dataset.room, options });
+      const standIn = main.querySelector(`.stand-in[data-room="${b.dataset.room}"]`)?.checked ?? false;
+      const ok = await state.socket.send({ type: "create_table", room: b.dataset.room, options, stand_in: standIn });
       await state.socket.send({ type: "sit", table: ok.table, seat: 0 });
       openTable(ok.table);
     } catch (error) { notify(error.message); }
@@ -207,7 +209,8 @@ async function openTable(id) {
   location.hash = `#table/${id}`;
   main.innerHTML = `
     <section class="panel" id="table">
-      <div class="bar"><button id="back">${t("back")}</button><span id="phase"></span><span id="clock"></span></div>
+      <div class="bar"><button id="back">${t("back")}</button><span id="phase"></span><span id="clock"></span>
+        <label class="level">${t("botLevel")} <select id="bot-level"><option value="easy">easy</option><option value="normal" selected>normal</option><option value="hard">hard</option></select></label></div>
       <div id="seats"></div>
       <div id="board-box"></div>
       <div id="controls"></div>
@@ -244,7 +247,7 @@ async function drawTable() {
     return `<span class="seat${turn}" data-seat="${s.seat}">${s.seat}: ${esc(s.name ?? t("empty"))}${s.ready ? " ✓" : ""}${away}${info ? ` · ${t("skips")} ${info.skips}` : ""}${out}</span>`;
   }).join("");
   main.querySelectorAll("button.add-bot").forEach((b) => { b.onclick = () =>
-    state.socket.send({ type: "add_bot", table: state.table, seat: Number(b.dataset.seat) }).catch((e) => notify(e.message)); });
+    state.socket.send({ type: "add_bot", table: state.table, seat: Number(b.dataset.seat), level: $("#bot-level").value }).catch((e) => notify(e.message)); });
   drawControls();
   if (!g || (g.phase !== "picking" && g.phase !== "redealing" && g.phase !== "bidding")) await drawBoard();
   drawResult();

@@ -15,7 +15,7 @@ const WORDS = {
     next: "下一步", share: "分享链接", back: "返回大厅", pass: "不叫", redeal: "要求重发",
     keep: "不用", raise: "升军旗", problems: "布局问题", spectators: "旁观聊天", language: "English",
     games: "最近对局", deadline: "剩余", options: "桌规", moveSeconds: "每步秒数",
-    playNow: "马上开始 (机器人)", addBot: "加机器人",
+    playNow: "马上开始 (机器人)", addBot: "加机器人", standIn: "托管", botLevel: "机器人水平",
     information: "明暗", hidden: "暗棋", partnersOpen: "双明", open: "明棋", scouting: "工兵侦察",
   },
   en: {
@@ -34,7 +34,8 @@ const WORDS = {
     back: "Back to lobby", pass: "Pass", redeal: "Ask for a redeal", keep: "Keep", raise: "Raise flag",
     problems: "Layout problems", spectators: "Spectator chat", language: "中文",
     games: "Recent games", deadline: "left", options: "Table rules", moveSeconds: "Seconds a move",
-    playNow: "Play now (with bots)", addBot: "Add a bot",
+    playNow: "Play now (with bots)", addBot: "Add a bot", standIn: "Bot stands in for absent players",
+    botLevel: "Bot level",
     information: "Information", hidden: "hidden", partnersOpen: "partners open", open: "open",
     scouting: "Engineer scouting",
   },
