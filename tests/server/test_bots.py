@@ -102,7 +102,7 @@ def test_a_bot_stands_in_for_a_player_who_is_away(sqlite_client: TestClient) -> 
         assert alice.snapshot is not None and alice.snapshot["stand_in"] is True
         bob.ws.close()
         rng = random.Random(1)
-        moved_for_bob = []
+        moved_for_bob: list[dict[str, object]] = []
         while not moved_for_bob and alice.game["phase"] == "playing":
             game = alice.game
             if game["to_move"] == 0 and game.get("legal_moves"):
