@@ -11,7 +11,9 @@ valuable piece next to enemies that probably beat it; ``easy`` plays with much n
 from __future__ import annotations
 
 import random
+from collections import deque
 from collections.abc import Mapping
+from functools import cache
 from typing import Any
 
 from engine.board import get_board
@@ -41,6 +43,8 @@ VALUE = {
 
 LEVELS = ("easy", "normal", "hard")
 NOISE = {"easy": 6.0, "normal": 0.5, "hard": 0.2}
+AGGRESSION = 0.8  # a fight's worth beyond its expected gain
+PROGRESS = 0.35  # the worth of a step closer to an enemy HQ
 
 
 def choose_action(
@@ -120,17 +124,23 @@ def choose_move(
     pieces = {p["station"]: p for p in view["pieces"]}
     options = [(o, t) for o, targets in view["legal_moves"].items() for t in targets]
     noise = NOISE.get(level, NOISE["normal"])
+    team = view["seats"][seat]["team"]
+    enemies = {s["seat"] for s in view["seats"] if s["team"] != team and s["eliminated"] is None}
+    goals = enemy_hqs(view["board"], enemies)
     scored = []
     for origin, target in options:
         mine = pieces[origin]
         score = rng.random() * noise
         other = pieces.get(target)
         if other is not None and other.get("seat") != seat:
-            score += attack_value(mine.get("rank"), other.get("rank"), guesses.get(target))
-        elif target.startswith("c:") or not target.startswith(f"{seat}:"):
-            score += 0.3  # go forward
-        if target.endswith(("62", "64")) and not target.startswith(f"{seat}:"):
-            score += 0.2  # an enemy HQ may hold the flag
+            # fights keep the game going (40 quiet moves draw it): lean towards them
+            score += AGGRESSION + attack_value(
+                mine.get("rank"), other.get("rank"), guesses.get(target)
+            )
+        # head for the enemy HQs, where the flags are
+        score += PROGRESS * (
+            distance(view["board"], origin, goals) - distance(view["board"], target, goals)
+        )
         if level == "hard" and mine.get("rank"):
             score -= danger(view, target, mine["rank"], guesses, pieces)
         scored.append((score, origin, target))
@@ -188,6 +198,40 @@ def danger(
         )
         worst = max(worst, loss)
     return worst * 0.5
+
+
+def enemy_hqs(board_key: str, enemies: set[int]) -> frozenset[str]:
+    board = get_board(board_key)
+    return frozenset(
+        s
+        for s in board.stations
+        if board.station(s).kind == "hq" and board.station(s).seat in enemies
+    )
+
+
+def distance(board_key: str, station: str, goals: frozenset[str]) -> int:
+    """Steps (along any edge) from ``station`` to the nearest of ``goals``."""
+    if not goals:
+        return 0
+    table = _distances(board_key)[station]
+    return min(table[g] for g in goals)
+
+
+@cache
+def _distances(board_key: str) -> dict[str, dict[str, int]]:
+    board = get_board(board_key)
+    out = {}
+    for start in board.stations:
+        seen = {start: 0}
+        frontier = deque([start])
+        while frontier:
+            here = frontier.popleft()
+            for nxt in board.neighbours(here):
+                if nxt not in seen:
+                    seen[nxt] = seen[here] + 1
+                    frontier.append(nxt)
+        out[start] = seen
+    return out
 
 
 def decide(

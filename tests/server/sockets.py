@@ -103,7 +103,8 @@ def audit(messages: list[dict[str, Any]], seat: int | None) -> int:
                 assert event["seat"] == seat, (seat, event)
             if "defender_rank" in event:
                 checked += 1
-                assert event["defender"] == seat, (seat, event)
+                # a flag may have been revealed to all (its 司令 died); else only its owner sees
+                assert event["defender"] == seat or event["defender_rank"] == "flag", (seat, event)
             others = {k: v for k, v in event.items() if k not in ("rank", "defender_rank")}
             assert not RANKS & set(map(str, _values(others))), (seat, event)
         layouts = game.get("layouts")
