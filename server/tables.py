@@ -49,6 +49,7 @@ class SeatInfo:
     points: int = 0  # the player's points in this variant when seated
     bot: bool = False  # a bot plays this seat
     level: str = "normal"  # the bot's level
+    taken_over: bool = False  # 托管: a bot plays for this player until they come back
 
     @property
     def taken(self) -> bool:
@@ -306,6 +307,7 @@ class Table:
                 await self.apply(engine.Pause(now=time.time()))
         elif watching > 0:
             info.away_until = None
+            info.taken_over = False  # 托管 hands back
             await self.resume_if_all_back()
         self.seats_changed()
         self.wake_bots()  # 托管: a bot takes over, or hands back
@@ -323,7 +325,11 @@ class Table:
             if info.away_until is not None and now >= info.away_until:
                 info.away_until = None
                 if self.in_game and self.state is not None and self.state.seats[seat].alive:
-                    await self.apply(engine.Escape(seat, now=now))
+                    if self.stand_in:  # 托管: a bot plays on instead of the escape
+                        info.taken_over = True
+                        self.seats_changed()
+                    else:
+                        await self.apply(engine.Escape(seat, now=now))
                     await self.resume_if_all_back()
         state = self.state
         if state is None or state.phase not in PLAYING_PHASES or state.paused_since is not None:
@@ -388,6 +394,7 @@ class Table:
         for info in self.seats:
             info.ready = info.bot
             info.away_until = None
+            info.taken_over = False
             if info.user_id is not None and not self.watchers.get(info.user_id):
                 # players who left are not kept seated
                 info.user_id, info.name = None, None
@@ -407,7 +414,7 @@ class Table:
 
     def bot_plays(self, seat: int) -> bool:
         info = self.seats[seat]
-        return info.bot or (self.stand_in and info.away_until is not None)
+        return info.bot or info.taken_over
 
     def wake_bots(self) -> None:
         """Let every seat a bot plays (bots, and with 托管 the players who are away) decide on
@@ -490,6 +497,7 @@ class Table:
                     "ready": s.ready,
                     "away": s.away_until is not None,
                     "away_until": s.away_until,
+                    "taken_over": s.taken_over,
                     "swap_with": self.swaps.get(i),
                 }
                 for i, s in enumerate(self.seats)

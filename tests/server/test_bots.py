@@ -4,12 +4,16 @@ from __future__ import annotations
 
 import random
 from contextlib import ExitStack
+from pathlib import Path
 
 from fastapi.testclient import TestClient
 
 import engine
+from server.app import create_app
+from server.config import RoomConfig
+from tests.server.conftest import make_settings
 from tests.server.sockets import audit
-from tests.server.test_realtime import connect
+from tests.server.test_realtime import connect, connect_again
 
 
 def test_play_now_fills_the_table_with_bots_that_play_to_the_end(
@@ -83,12 +87,16 @@ def test_bots_take_and_leave_free_seats(sqlite_client: TestClient) -> None:
         assert other.request({"type": "sit", "table": table, "seat": 1})["type"] == "ok"
 
 
-def test_a_bot_stands_in_for_a_player_who_is_away(sqlite_client: TestClient) -> None:
-    client = sqlite_client
-    with ExitStack() as stack:
+def test_a_bot_takes_over_when_the_grace_runs_out_and_hands_back(tmp_path: Path) -> None:
+    settings = make_settings(f"sqlite+aiosqlite:///{tmp_path / 'standin.db'}")
+    settings.rooms = [
+        RoomConfig(
+            id="quick", name="quick", variant="liangguo", options={"disconnect_grace_seconds": 1}
+        )
+    ]
+    with TestClient(create_app(settings)) as client, ExitStack() as stack:
         alice, bob = connect(stack, client, "alice"), connect(stack, client, "bob")
-        reply = alice.request({"type": "create_table", "room": "liangguo-fast", "stand_in": True})
-        table = reply["table"]
+        table = alice.request({"type": "create_table", "room": "quick", "stand_in": True})["table"]
         alice.request({"type": "sit", "table": table, "seat": 0})
         bob.request({"type": "sit", "table": table, "seat": 1})
         for p in (alice, bob):
@@ -99,8 +107,13 @@ def test_a_bot_stands_in_for_a_player_who_is_away(sqlite_client: TestClient) -> 
                 table, {"type": "place_layout", "layout": engine.auto_layout("liangguo", seat, 5)}
             )
         alice.sync(reply["version"])
-        assert alice.snapshot is not None and alice.snapshot["stand_in"] is True
         bob.ws.close()
+        away = alice.until(lambda m: m["type"] == "update" and m["snapshot"]["seats"][1]["away"])
+        assert away["snapshot"]["seats"][1]["taken_over"] is False  # not before the grace ends
+        taken = alice.until(
+            lambda m: m["type"] == "update" and m["snapshot"]["seats"][1]["taken_over"]
+        )
+        assert taken["snapshot"]["status"] == "playing"  # no escape: the bot plays on
         rng = random.Random(1)
         moved_for_bob: list[dict[str, object]] = []
         while not moved_for_bob and alice.game["phase"] == "playing":
@@ -120,4 +133,7 @@ def test_a_bot_stands_in_for_a_player_who_is_away(sqlite_client: TestClient) -> 
                 e for e in message["events"] if e["kind"] == "moved" and e["seat"] == 1
             ]
         assert moved_for_bob  # seat 1 played on while bob was away
-        assert alice.snapshot["seats"][1]["away"] is True
+        back = connect_again(stack, client, "bob")
+        back.request({"type": "open", "table": table})
+        assert back.snapshot is not None
+        assert back.snapshot["seats"][1]["taken_over"] is False  # handed back
