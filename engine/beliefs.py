@@ -51,6 +51,13 @@ class Guess:
         return next(iter(self.weights)) if len(self.weights) == 1 else None
 
 
+def straight(board: Board, origin: str, target: str) -> bool:
+    """Whether a piece could go from ``origin`` to ``target`` without turning on the rail."""
+    if target in board.neighbours(origin):
+        return True
+    return any(origin in line and target in line for line in board.lines)
+
+
 class Beliefs:
     def __init__(self, variant: str, seat: int) -> None:
         self.variant = get_variant(variant)
@@ -59,6 +66,7 @@ class Beliefs:
         self.pieces: dict[str, Guess] = {}  # station -> belief about the enemy piece there
         self.dead: Counter[tuple[int, Rank]] = Counter()  # ranks seen to die, per seat
         self.known: dict[str, Rank] = {}  # our own pieces' ranks, by station, as last seen
+        self.recent: list[tuple[str, str]] = []  # our own last moves, newest last
         self.standard = self.variant.dealing is None  # dealt armies: no stock to count
 
     # --- the view ---------------------------------------------------------------------------
@@ -115,6 +123,8 @@ class Beliefs:
         if event.get("kind") != "moved":
             return
         origin, target, outcome = event["origin"], event["target"], event.get("outcome")
+        if event.get("seat") == self.seat:
+            self.recent = [*self.recent[-3:], (origin, target)]
         mover = self.pieces.pop(origin, None)
         defender = self.pieces.get(target)
         if mover is not None:
@@ -158,10 +168,7 @@ class Beliefs:
             self.dead[guess.seat, guess.certain] += 1
 
     def straight(self, origin: str, target: str) -> bool:
-        """Whether a piece could go from ``origin`` to ``target`` without turning."""
-        if target in self.board.neighbours(origin):
-            return True
-        return any(origin in line and target in line for line in self.board.lines)
+        return straight(self.board, origin, target)
 
     def count_stock(self) -> None:
         """When all copies of a rank of an army are accounted for, no other piece has it."""

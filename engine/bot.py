@@ -12,10 +12,11 @@ from __future__ import annotations
 
 import random
 from collections import deque
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from functools import cache
 from typing import Any
 
+from engine.beliefs import straight
 from engine.board import get_board
 from engine.combat import combat
 from engine.deployment import auto_layout
@@ -45,6 +46,8 @@ LEVELS = ("easy", "normal", "hard")
 NOISE = {"easy": 6.0, "normal": 0.5, "hard": 0.2}
 AGGRESSION = 0.8  # a fight's worth beyond its expected gain
 PROGRESS = 0.35  # the worth of a step closer to an enemy HQ
+REPEAT = 0.6  # the cost of undoing one's last move
+CONCEAL = 0.5  # the cost of showing an engineer by a turn on the rail
 
 
 def choose_action(
@@ -52,10 +55,11 @@ def choose_action(
     rng: random.Random,
     guesses: Mapping[str, Mapping[str, float]] | None = None,
     level: str = "normal",
+    recent: Sequence[tuple[str, str]] = (),
 ) -> dict[str, Any] | None:
     """The action (in its JSON form, without seat and time) this seat takes now, or None when
     it has nothing to decide. ``guesses`` are the beliefs about hidden enemy pieces (station ->
-    {rank: probability})."""
+    {rank: probability}); ``recent`` the seat's own last moves."""
     seat = view["viewer"]
     phase = view["phase"]
     deal = view.get("deal") or {}
@@ -97,7 +101,7 @@ def choose_action(
     if proposal and seat in proposal["waiting"]:
         return {"type": "answer_proposal", "accept": False}
     if view.get("to_move") == seat and view.get("legal_moves"):
-        origin, target = choose_move(view, rng, guesses or {}, level)
+        origin, target = choose_move(view, rng, guesses or {}, level, recent)
         return {"type": "move", "origin": origin, "target": target}
     if view.get("to_move") == seat and view.get("flippable"):
         return {"type": "flip", "station": rng.choice(view["flippable"])}
@@ -117,9 +121,11 @@ def choose_move(
     rng: random.Random,
     guesses: Mapping[str, Mapping[str, float]],
     level: str = "normal",
+    recent: Sequence[tuple[str, str]] = (),
 ) -> tuple[str, str]:
     """The best-looking legal move by a one-move look-ahead on what the view and the beliefs
-    show, with noise by level."""
+    show, with noise by level; it does not undo its last move for nothing, and does not show an
+    engineer by turning on the rail without a reason."""
     seat = view["viewer"]
     pieces = {p["station"]: p for p in view["pieces"]}
     options = [(o, t) for o, targets in view["legal_moves"].items() for t in targets]
@@ -141,6 +147,11 @@ def choose_move(
         score += PROGRESS * (
             distance(view["board"], origin, goals) - distance(view["board"], target, goals)
         )
+        if (target, origin) in recent[-2:]:
+            score -= REPEAT  # back and forth gets nowhere
+        quiet_engineer = mine.get("rank") == "engineer" and other is None and level != "easy"
+        if quiet_engineer and not straight(get_board(view["board"]), origin, target):
+            score -= CONCEAL  # a turn on the rail tells everyone it is an engineer
         if level == "hard" and mine.get("rank"):
             score -= danger(view, target, mine["rank"], guesses, pieces)
         scored.append((score, origin, target))
@@ -239,6 +250,7 @@ def decide(
     seed: int,
     guesses: Mapping[str, Mapping[str, float]] | None = None,
     level: str = "normal",
+    recent: Sequence[tuple[str, str]] = (),
 ) -> dict[str, Any] | None:
     """``choose_action`` for a worker process: a picklable entry point with its own seed."""
-    return choose_action(view, random.Random(seed), guesses, level)
+    return choose_action(view, random.Random(seed), guesses, level, recent)

@@ -36,10 +36,14 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         workers = ProcessPoolExecutor(settings.bot_workers, mp_context=get_context("spawn"))
 
         async def think(
-            view: dict[str, Any], seed: int, guesses: dict[str, Any], level: str
+            view: dict[str, Any],
+            seed: int,
+            guesses: dict[str, Any],
+            level: str,
+            recent: list[tuple[str, str]],
         ) -> dict[str, Any] | None:
             loop = asyncio.get_running_loop()
-            action = await loop.run_in_executor(workers, decide, view, seed, guesses, level)
+            action = await loop.run_in_executor(workers, decide, view, seed, guesses, level, recent)
             await asyncio.sleep(settings.bot_pause_seconds)  # so that people can follow
             return action
 

@@ -437,8 +437,9 @@ class Table:
         view = engine.view(self.state, seat)
         beliefs = self.beliefs.get(seat)
         guesses = beliefs.table() if beliefs is not None else {}
+        recent = beliefs.recent if beliefs is not None else []
         level = self.seats[seat].level
-        action = await self.think(view, secrets.randbelow(2**31), guesses, level)
+        action = await self.think(view, secrets.randbelow(2**31), guesses, level, recent)
         if action is None:
             return
         with contextlib.suppress(TableError):  # the table moved on meanwhile: decide again later

@@ -90,3 +90,34 @@ def test_a_bot_does_not_throw_its_general_at_a_known_field_marshal() -> None:
     for seed in range(10):
         action = choose_action(engine.view(state, 0), random.Random(seed), level="hard")
         assert action is not None and action.get("target") != "1:15"
+
+
+def test_a_bot_does_not_go_back_and_forth_for_nothing() -> None:
+    pieces: Pieces = {
+        "0:62": (0, "flag"),
+        "0:52": (0, "captain"),
+        "1:62": (1, "flag"),
+        "1:11": (1, "major"),
+    }
+    view = engine.view(setup("liangguo", pieces), 0)
+    view["legal_moves"] = {"0:52": ["0:51", "0:42"]}  # two quiet steps, equally far
+    for seed in range(20):
+        action = choose_action(view, random.Random(seed), recent=[("0:51", "0:52")])
+        assert action == {"type": "move", "origin": "0:52", "target": "0:42"}
+
+
+def test_a_bot_hides_its_engineer_when_it_can() -> None:
+    pieces: Pieces = {
+        "0:62": (0, "flag"),
+        "0:55": (0, "engineer"),
+        "1:62": (1, "flag"),
+        "1:11": (1, "major"),
+    }
+    view = engine.view(setup("liangguo", pieces), 0)
+    # 0:21 (a turn at 0:11) would show the engineer; 0:25, straight up and as far, would not
+    view["legal_moves"] = {"0:55": ["0:21", "0:25"]}
+    picks = {
+        choose_action(view, random.Random(seed), level="hard")["target"]  # type: ignore[index]
+        for seed in range(20)
+    }
+    assert picks == {"0:25"}
