@@ -14,10 +14,10 @@ import engine
 from engine import Event, Flip, GameState, Move
 from engine.deal import deal_fanqi
 from tests.engine.game_helpers import Pieces, kinds
+from tests.engine.leaks import ranks_in
 
 BOARD = engine.get_board("liangguo")
 NON_CAMP = [s for s in BOARD.stations if BOARD.station(s).kind != "camp"]
-RANK_KEYS = {r.value for r in engine.Rank}
 VIEWERS: list[int | None] = [0, 1, None]
 
 
@@ -68,17 +68,6 @@ def face_down_ids(state: GameState) -> set[str]:
 def rank_at(state: GameState, sid: str) -> str | None:
     piece = state.board_position.piece_at(sid)
     return None if piece is None else piece.rank.value
-
-
-def ranks_in(data: Any) -> list[str]:
-    """Every string in a JSON-like value that is a rank key."""
-    if isinstance(data, str):
-        return [data] if data in RANK_KEYS else []
-    if isinstance(data, dict):
-        return [r for k, v in data.items() for r in ranks_in(k) + ranks_in(v)]
-    if isinstance(data, list | tuple):
-        return [r for v in data for r in ranks_in(v)]
-    return []
 
 
 def dealt_station(state: GameState, wanted: Callable[[str], bool]) -> str:
