@@ -36,7 +36,7 @@ from engine.actions import (
     Surrender,
     Timeout,
 )
-from engine.combat import Outcome, resolve_combat, scouting_reveals
+from engine.combat import Outcome, scouting_reveals
 from engine.deal import seeded_rng
 from engine.deployment import auto_layout, layout_pieces, layout_problems, split_key
 from engine.errors import IllegalAction, IllegalLayout, MalformedInput, NotYourTurn
@@ -552,13 +552,8 @@ class _Game:
             "rank": (attacker.rank.value, self.audience(origin))
         }
         if defender is not None:
-            outcome = resolve_combat(
-                attacker.rank,
-                defender.rank,
-                mine_trades=self.rules.mine_trades,
-                bomb_takes_flag=self.rules.bomb_takes_flag,
-                hq_dig=self.rules.hq_dig,
-                defender_in_hq=bool(t.hqs >> target & 1),
+            outcome = self.rules.fight(
+                attacker.rank, defender.rank, defender_in_hq=bool(t.hqs >> target & 1)
             )
             secrets["defender_rank"] = (defender.rank.value, self.audience(target))
         data = {

@@ -11,7 +11,6 @@ from __future__ import annotations
 import random
 
 from engine.actions import Action, Bid, Deadline, Flip, Move
-from engine.combat import resolve_combat
 from engine.deployment import auto_layout
 from engine.game import moves_of
 from engine.movement import legal_move_list, mask_ids, move_tables
@@ -52,12 +51,9 @@ def random_position(variant: str, seed: int | str, plies: int) -> tuple[Position
         assert attacker is not None
         outcome = None
         if defender is not None:
-            outcome = resolve_combat(
+            outcome = v.rules.fight(
                 attacker.rank,
                 defender.rank,
-                mine_trades=v.rules.mine_trades,
-                bomb_takes_flag=v.rules.bomb_takes_flag,
-                hq_dig=v.rules.hq_dig,
                 defender_in_hq=bool(hqs >> v.board.station(target).index & 1),
             )
         position = position.with_move(origin, target, outcome)

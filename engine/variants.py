@@ -14,6 +14,7 @@ from types import MappingProxyType
 from typing import Any, Literal
 
 from engine.board import Board, get_board
+from engine.combat import Outcome, resolve_combat
 from engine.errors import MalformedInput
 from engine.pieces import STANDARD_ARMY, Rank
 
@@ -91,6 +92,17 @@ class RuleOptions:
     score_y: int = 2  # 三国: second loser -Y
     score_z: int = 6  # 三国: last survivor +Z; an escaper -Z
     random_seats: bool = False  # 三国 随机防作弊: the platform seats players at random
+
+    def fight(self, attacker: Rank, defender: Rank, *, defender_in_hq: bool) -> Outcome:
+        """The outcome of ``attacker`` hitting ``defender`` under these options."""
+        return resolve_combat(
+            attacker,
+            defender,
+            mine_trades=self.mine_trades,
+            bomb_takes_flag=self.bomb_takes_flag,
+            hq_dig=self.hq_dig,
+            defender_in_hq=defender_in_hq,
+        )
 
     def with_changes(self, changes: Mapping[str, Any]) -> RuleOptions:
         """These options with ``changes`` applied; MalformedInput on an unknown name or value."""
