@@ -48,6 +48,7 @@ AGGRESSION = 0.8  # a fight's worth beyond its expected gain
 PROGRESS = 0.35  # the worth of a step closer to an enemy HQ
 REPEAT = 0.6  # the cost of undoing one's last move
 CONCEAL = 0.5  # the cost of showing an engineer by a turn on the rail
+GUARD = 10.0  # the worth of hitting an enemy next to one's flag: it may take the flag next
 
 
 def choose_action(
@@ -124,8 +125,9 @@ def choose_move(
     recent: Sequence[tuple[str, str]] = (),
 ) -> tuple[str, str]:
     """The best-looking legal move by a one-move look-ahead on what the view and the beliefs
-    show, with noise by level; it does not undo its last move for nothing, and does not show an
-    engineer by turning on the rail without a reason."""
+    show, with noise by level; above all (but at level easy) it hits an enemy next to its flag;
+    it does not undo its last move for nothing, and does not show an engineer by turning on the
+    rail without a reason."""
     seat = view["viewer"]
     pieces = {p["station"]: p for p in view["pieces"]}
     options = [(o, t) for o, targets in view["legal_moves"].items() for t in targets]
@@ -133,6 +135,7 @@ def choose_move(
     team = view["seats"][seat]["team"]
     enemies = {s["seat"] for s in view["seats"] if s["team"] != team and s["eliminated"] is None}
     goals = enemy_hqs(view["board"], enemies)
+    threats = set() if level == "easy" else flag_threats(view["board"], seat, pieces, enemies)
     scored = []
     for origin, target in options:
         mine = pieces[origin]
@@ -143,6 +146,8 @@ def choose_move(
             score += AGGRESSION + attack_value(
                 mine.get("rank"), other.get("rank"), guesses.get(target)
             )
+            if target in threats:
+                score += GUARD
         # head for the enemy HQs, where the flags are
         score += PROGRESS * (
             distance(view["board"], origin, goals) - distance(view["board"], target, goals)
@@ -209,6 +214,20 @@ def danger(
         )
         worst = max(worst, loss)
     return worst * 0.5
+
+
+def flag_threats(
+    board_key: str, seat: int, pieces: Mapping[str, dict[str, Any]], enemies: set[int]
+) -> set[str]:
+    """Stations of enemy pieces next to ``seat``'s flag, from where they could take it."""
+    board = get_board(board_key)
+    flags = [s for s, p in pieces.items() if p.get("seat") == seat and p.get("rank") == "flag"]
+    return {
+        n
+        for flag in flags
+        for n in board.neighbours(flag)
+        if n in pieces and pieces[n].get("seat") in enemies
+    }
 
 
 def enemy_hqs(board_key: str, enemies: set[int]) -> frozenset[str]:

@@ -121,3 +121,19 @@ def test_a_bot_hides_its_engineer_when_it_can() -> None:
         for seed in range(20)
     }
     assert picks == {"0:25"}
+
+
+@pytest.mark.parametrize("level", ["normal", "hard"])
+def test_a_bot_hits_an_enemy_next_to_its_flag(level: str) -> None:
+    pieces: Pieces = {
+        "0:62": (0, "flag"),
+        "0:51": (0, "general"),
+        "0:14": (0, "captain"),
+        "1:62": (1, "flag"),
+        "1:11": (1, "major"),
+        "0:52": (1, "lieutenant"),  # one step from 0:62
+    }
+    view = engine.view(setup("liangguo", pieces), 0)
+    for seed in range(20):
+        action = choose_action(view, random.Random(seed), level=level)
+        assert action == {"type": "move", "origin": "0:51", "target": "0:52"}
