@@ -136,13 +136,18 @@ async def save_layout(body: LayoutIn, user: CurrentUser, session: Session) -> La
     _check(body)
     row = SavedLayout(user_id=user.id, name=body.name, variant=body.variant, text=body.text)
     session.add(row)
+    await _commit(session, body)
+    return _out(row)
+
+
+async def _commit(session: Session, body: LayoutIn) -> None:
+    """Commit a saved or renamed layout; 409 when the user has one of that name already."""
     try:
         await session.commit()
     except IntegrityError:
         raise HTTPException(
             409, f"you already have a {body.variant} layout {body.name!r}"
         ) from None
-    return _out(row)
 
 
 async def _own(session: Session, user_id: int, layout_id: int) -> SavedLayout:
@@ -159,12 +164,7 @@ async def update_layout(
     _check(body)
     row = await _own(session, user.id, layout_id)
     row.name, row.variant, row.text = body.name, body.variant, body.text
-    try:
-        await session.commit()
-    except IntegrityError:
-        raise HTTPException(
-            409, f"you already have a {body.variant} layout {body.name!r}"
-        ) from None
+    await _commit(session, body)
     return _out(row)
 
 
