@@ -3,9 +3,10 @@
 actions as a human's.
 
 Before play they take sensible defaults (automatic layouts, picks, bids by hand strength). In
-play a move is scored by a one-move look-ahead: an attack by its expected gain over the ranks the
-defender may still have, a quiet move by progress; the ``hard`` level also avoids leaving a
-valuable piece next to enemies that probably beat it; ``easy`` plays with much noise.
+play every legal move gets a quick score (progress, a lean towards fights, flag defence, no
+undoing, no needless engineer turns); the fights and the best quiet moves are then searched on
+positions guessed from the beliefs (``engine.search``). Levels differ in noise, samples, depth
+and width (``LEVEL``).
 """
 
 from __future__ import annotations
@@ -13,42 +14,43 @@ from __future__ import annotations
 import random
 from collections import deque
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
 from engine.beliefs import straight
-from engine.board import get_board
+from engine.board import Board, get_board
 from engine.combat import combat
-from engine.deployment import auto_layout
+from engine.deployment import auto_layout, deployment_problems, split_key
 from engine.pieces import Rank
+from engine.search import LOCKED, VALUE, expected_gains, searchable
+from engine.variants import get_variant
 
-# how much a piece is worth to keep (a rough scale for trades)
-VALUE = {
-    "supreme_marshal": 12,
-    "field_marshal": 10,
-    "general": 8,
-    "major_general": 6,
-    "brigadier": 5,
-    "colonel": 4,
-    "major": 3,
-    "captain": 2,
-    "lieutenant": 1.5,
-    "engineer": 2.5,
-    "bomb": 6,
-    "missile": 6,
-    "landmine": 2,
-    "flag": 100,
-    "fortress": 3,
+
+@dataclass(frozen=True)
+class Level:
+    """How a level thinks: ``noise`` added to every move's score; ``samples`` guessed positions
+    searched per move (0: a one-move look-ahead only), ``rounds`` of the other seats' answers in
+    each, and ``width`` quiet moves searched beside every capture."""
+
+    noise: float
+    samples: int
+    rounds: int
+    width: int
+
+
+LEVEL = {
+    "easy": Level(noise=6.0, samples=0, rounds=0, width=0),
+    "normal": Level(noise=0.5, samples=8, rounds=1, width=10),
+    "hard": Level(noise=0.2, samples=16, rounds=2, width=16),
 }
-
-
-LEVELS = ("easy", "normal", "hard")
-NOISE = {"easy": 6.0, "normal": 0.5, "hard": 0.2}
+LEVELS = tuple(LEVEL)
 AGGRESSION = 0.8  # a fight's worth beyond its expected gain
 PROGRESS = 0.35  # the worth of a step closer to an enemy HQ
 REPEAT = 0.6  # the cost of undoing one's last move
 CONCEAL = 0.5  # the cost of showing an engineer by a turn on the rail
 GUARD = 10.0  # the worth of hitting an enemy next to one's flag: it may take the flag next
+URGENCY = 10.0  # the extra lean towards fights as quiet moves near the draw limit, when ahead
 
 
 def choose_action(
@@ -84,7 +86,10 @@ def choose_action(
             hand=hand,
             banker=deal.get("banker") == seat,
         )
-        return {"type": "place_layout", "layout": dict(layout), "confirm": True}
+        layout = mine_in_the_other_hq(
+            view["variant"], seat, layout, hand, deal.get("banker") == seat
+        )
+        return {"type": "place_layout", "layout": layout, "confirm": True}
     if phase != "playing":
         return None
     me = view["seats"][seat]
@@ -109,6 +114,27 @@ def choose_action(
     return None
 
 
+def mine_in_the_other_hq(
+    variant: str,
+    seat: int,
+    layout: Mapping[str, str],
+    hand: Sequence[tuple[Rank, int | None]] | None,
+    banker: bool,
+) -> dict[str, str]:
+    """``layout`` with a landmine swapped into the HQ beside the flag when a piece that could
+    move stands there: a piece in an HQ never moves, and a seat whose last movable pieces are
+    stuck is skipped out of the game."""
+    board = get_board(get_variant(variant).board_key)
+    hqs = [s for s in layout if board.station(s).kind == "hq"]
+    other = [s for s in hqs if split_key(layout[s])[0] not in (Rank.FLAG, Rank.LANDMINE)]
+    mines = [s for s in layout if s not in hqs and split_key(layout[s])[0] == Rank.LANDMINE]
+    if len(hqs) != 2 or not other or not mines:
+        return dict(layout)
+    swapped = {**layout, other[0]: layout[mines[0]], mines[0]: layout[other[0]]}
+    problems = deployment_problems(variant, seat, swapped, hand=hand, banker=banker)
+    return dict(layout) if problems else swapped
+
+
 def _bid(deal: dict[str, Any]) -> int:
     """Bid by the strength of the hand: big officers and bombs."""
     strong = sum(1 for p in deal["hand"] if p["rank"] in ("field_marshal", "general", "bomb"))
@@ -124,44 +150,64 @@ def choose_move(
     level: str = "normal",
     recent: Sequence[tuple[str, str]] = (),
 ) -> tuple[str, str]:
-    """The best-looking legal move by a one-move look-ahead on what the view and the beliefs
-    show, with noise by level; above all (but at level easy) it hits an enemy next to its flag;
-    it does not undo its last move for nothing, and does not show an engineer by turning on the
-    rail without a reason."""
+    """The best-looking legal move, with noise by level. Every move gets a quick score: progress
+    towards the enemy HQs, a lean towards fights, above all (but at level easy) a hit on an enemy
+    next to its flag; no undoing its last move for nothing, no showing an engineer by turning on
+    the rail without a reason. Then the fights and the best quiet moves are searched on guessed
+    positions (``engine.search``); at level easy, or with nothing to guess from (翻棋), a fight
+    is worth its expected gain over the ranks the defender may have."""
     seat = view["viewer"]
+    settings = LEVEL.get(level, LEVEL["normal"])
     pieces = {p["station"]: p for p in view["pieces"]}
-    options = [(o, t) for o, targets in view["legal_moves"].items() for t in targets]
-    noise = NOISE.get(level, NOISE["normal"])
     team = view["seats"][seat]["team"]
     enemies = {s["seat"] for s in view["seats"] if s["team"] != team and s["eliminated"] is None}
     goals = enemy_hqs(view["board"], enemies)
-    threats = set() if level == "easy" else flag_threats(view["board"], seat, pieces, enemies)
-    scored = []
-    for origin, target in options:
+    board = get_board(view["board"])
+    threats = set() if level == "easy" else flag_threats(board, seat, pieces, enemies)
+    rules = get_variant(view["variant"]).rules
+    hq_lock = rules.hq_lock
+    lean = AGGRESSION
+    if rules.no_capture_plies:  # a draw by quiet moves is near: fight, unless a draw is welcome
+        alive = [s for s in view["seats"] if s["eliminated"] is None]
+        ahead = sum(1 if s["team"] == team else -1 for s in alive)
+        near = max(0.0, view["quiet_moves"] / rules.no_capture_plies - 0.5) * 2
+        lean += URGENCY * near * (1.5 if ahead > 0 else 1.0 if ahead == 0 else 0.0)
+    quick: dict[tuple[str, str], float] = {}
+    fights = []
+    for origin, targets in view["legal_moves"].items():
         mine = pieces[origin]
-        score = rng.random() * noise
-        other = pieces.get(target)
-        if other is not None and other.get("seat") != seat:
-            # fights keep the game going (40 quiet moves draw it): lean towards them
-            score += AGGRESSION + attack_value(
-                mine.get("rank"), other.get("rank"), guesses.get(target)
+        for target in targets:
+            score = rng.random() * settings.noise
+            other = pieces.get(target)
+            if other is not None and other.get("seat") != seat:
+                fights.append((origin, target))
+                # fights keep the game going (40 quiet moves draw it): lean towards them
+                score += lean + (GUARD if target in threats else 0.0)
+            elif hq_lock and board.station(target).kind == "hq" and mine.get("rank"):
+                score -= LOCKED * VALUE[mine["rank"]] + PROGRESS * 2
+            # head for the enemy HQs, where the flags are
+            score += PROGRESS * (
+                distance(view["board"], origin, goals) - distance(view["board"], target, goals)
             )
-            if target in threats:
-                score += GUARD
-        # head for the enemy HQs, where the flags are
-        score += PROGRESS * (
-            distance(view["board"], origin, goals) - distance(view["board"], target, goals)
+            if (target, origin) in recent[-2:]:
+                score -= REPEAT  # back and forth gets nowhere
+            quiet_engineer = mine.get("rank") == "engineer" and other is None and level != "easy"
+            if quiet_engineer and not straight(board, origin, target):
+                score -= CONCEAL  # a turn on the rail tells everyone it is an engineer
+            quick[origin, target] = score
+    if settings.samples and searchable(view):
+        # every fight, every step beside its own flag (to block), the best other quiet moves
+        sides = flag_sides(board, seat, pieces)
+        quiet = sorted((m for m in quick if m not in fights), key=quick.__getitem__)
+        guards = [m for m in quiet if m[1] in sides]
+        candidates = fights + guards + [m for m in quiet[-settings.width :] if m[1] not in sides]
+        gains = expected_gains(view, guesses, rng, candidates, settings.samples, settings.rounds)
+        return max(candidates, key=lambda m: quick[m] + gains[m])
+    for origin, target in fights:
+        quick[origin, target] += attack_value(
+            pieces[origin].get("rank"), pieces[target].get("rank"), guesses.get(target)
         )
-        if (target, origin) in recent[-2:]:
-            score -= REPEAT  # back and forth gets nowhere
-        quiet_engineer = mine.get("rank") == "engineer" and other is None and level != "easy"
-        if quiet_engineer and not straight(get_board(view["board"]), origin, target):
-            score -= CONCEAL  # a turn on the rail tells everyone it is an engineer
-        if level == "hard" and mine.get("rank"):
-            score -= danger(view, target, mine["rank"], guesses, pieces)
-        scored.append((score, origin, target))
-    _, origin, target = max(scored)
-    return origin, target
+    return max(quick, key=quick.__getitem__)
 
 
 def attack_value(
@@ -190,42 +236,23 @@ def attack_value(
     return gain
 
 
-def danger(
-    view: dict[str, Any],
-    target: str,
-    rank: str,
-    guesses: Mapping[str, Mapping[str, float]],
-    pieces: Mapping[str, dict[str, Any]],
-) -> float:
-    """How much a piece standing on ``target`` may lose to the enemies next to it."""
-    board = get_board(view["board"])
-    if board.station(target).kind in ("camp", "hq"):
-        return 0.0
-    worst = 0.0
-    for station in board.neighbours(target):
-        enemy = pieces.get(station)
-        if enemy is None or enemy.get("seat") in (None, view["viewer"]):
-            continue
-        chances = {enemy["rank"]: 1.0} if "rank" in enemy else guesses.get(station, {})
-        loss = sum(
-            p * VALUE.get(rank, 2)
-            for r, p in chances.items()
-            if r not in ("landmine", "flag", "fortress") and combat(r, rank) != "defender"
-        )
-        worst = max(worst, loss)
-    return worst * 0.5
+def flag_sides(board: Board, seat: int, pieces: Mapping[str, dict[str, Any]]) -> set[str]:
+    """The stations next to ``seat``'s flag (as far as the seat knows where it is)."""
+    return {
+        n
+        for s, p in pieces.items()
+        if p.get("seat") == seat and p.get("rank") == "flag"
+        for n in board.neighbours(s)
+    }
 
 
 def flag_threats(
-    board_key: str, seat: int, pieces: Mapping[str, dict[str, Any]], enemies: set[int]
+    board: Board, seat: int, pieces: Mapping[str, dict[str, Any]], enemies: set[int]
 ) -> set[str]:
     """Stations of enemy pieces next to ``seat``'s flag, from where they could take it."""
-    board = get_board(board_key)
-    flags = [s for s, p in pieces.items() if p.get("seat") == seat and p.get("rank") == "flag"]
     return {
         n
-        for flag in flags
-        for n in board.neighbours(flag)
+        for n in flag_sides(board, seat, pieces)
         if n in pieces and pieces[n].get("seat") in enemies
     }
 

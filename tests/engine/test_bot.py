@@ -3,46 +3,39 @@
 from __future__ import annotations
 
 import random
+from collections import Counter
 
 import pytest
 
 import engine
-from engine.beliefs import Beliefs
-from engine.bot import LEVELS, choose_action
+from engine.arena import Bot, play
+from engine.bot import choose_action
 from tests.engine.game_helpers import Pieces, setup
 
+GAMES = 120  # seeded games per variant with the quick (easy) bots
+SEARCHED = 4  # seeded games per variant and searching level
 
-def bot_game(variant: str, seed: int, level: str) -> engine.GameState:
-    """A whole game of bots: each seat decides from its view and its own beliefs."""
-    rng = random.Random(seed)
-    state = engine.new_game(variant, seed=seed)
-    beliefs = {s: Beliefs(variant, s) for s in state.variant.seats}
-    for step in range(3000):
-        if state.phase == "finished":
-            return state
-        for seat in state.variant.seats:
-            view = engine.view(state, seat)
-            action = choose_action(view, rng, beliefs[seat].table(), level)
-            if action is not None:
-                break
-        else:  # nobody has anything to decide: the clock decides
-            action = {"type": "timeout" if state.phase == "playing" else "deadline"}
-            seat = -1
-        payload = {**action, "now": min(state.deadline, float(step))}
-        if seat >= 0 and action["type"] not in ("timeout", "deadline"):
-            payload["seat"] = seat
-        state, events = engine.apply(state, engine.action_from_dict(payload))  # never refused
-        if state.position is not None:
-            for s, b in beliefs.items():
-                b.follow((e.for_viewer(s) for e in events), engine.view(state, s))
-    raise AssertionError("the bots' game did not end")
+
+def bots(variant: str, levels: list[str]) -> dict[int, Bot]:
+    return {s: Bot(variant, s, levels[s % len(levels)]) for s in engine.get_variant(variant).seats}
 
 
 @pytest.mark.parametrize("variant", sorted(engine.VARIANTS))
-@pytest.mark.parametrize("level", LEVELS)
-def test_bots_play_whole_games_with_legal_actions_only(variant: str, level: str) -> None:
-    for seed in range(2):
-        final = bot_game(variant, seed, level)
+def test_hundreds_of_bot_games_end_with_legal_actions_only(variant: str) -> None:
+    """``arena.play`` applies every action with ``engine.apply``, which refuses illegal ones."""
+    reasons: Counter[str] = Counter()
+    for seed in range(GAMES):
+        final = play(variant, seed, bots(variant, ["easy"]))
+        assert final.result is not None
+        reasons[final.result.reason] += 1
+    assert reasons["elimination"] > 0  # the games are played, not drawn out
+
+
+@pytest.mark.parametrize("variant", sorted(engine.VARIANTS))
+@pytest.mark.parametrize("level", ["normal", "hard"])
+def test_searching_bots_play_whole_games(variant: str, level: str) -> None:
+    for seed in range(SEARCHED):
+        final = play(variant, seed, bots(variant, [level, "easy"]))
         assert final.result is not None
 
 
@@ -111,7 +104,7 @@ def test_a_bot_hides_its_engineer_when_it_can() -> None:
         "0:62": (0, "flag"),
         "0:55": (0, "engineer"),
         "1:62": (1, "flag"),
-        "1:11": (1, "major"),
+        "1:42": (1, "major"),  # in a camp: it cannot reach 0:21 or 0:25 next
     }
     view = engine.view(setup("liangguo", pieces), 0)
     # 0:21 (a turn at 0:11) would show the engineer; 0:25, straight up and as far, would not
@@ -135,5 +128,38 @@ def test_a_bot_hits_an_enemy_next_to_its_flag(level: str) -> None:
     }
     view = engine.view(setup("liangguo", pieces), 0)
     for seed in range(20):
-        action = choose_action(view, random.Random(seed), level=level)
+        action = choose_action(view, random.Random(seed), level="normal")
         assert action == {"type": "move", "origin": "0:51", "target": "0:52"}
+
+
+def test_a_bot_blocks_the_way_to_its_flag() -> None:
+    """An enemy in a camp (where it cannot be hit) is one step from the open side of the flag:
+    the bot fills that side before the enemy gets there. (Looking two rounds ahead, the hard
+    bot may rather keep the colonel back to strike the enemy once it steps out.)"""
+    pieces: Pieces = {
+        "0:62": (0, "flag"),
+        "0:61": (0, "landmine"),
+        "0:63": (0, "landmine"),
+        "0:51": (0, "colonel"),
+        "0:21": (0, "major"),
+        "0:23": (0, "major"),
+        "0:25": (0, "major"),
+        "0:42": (1, "lieutenant"),
+        "1:62": (1, "flag"),
+        "1:11": (1, "captain"),
+    }
+    view = engine.view(setup("liangguo", pieces), 0)
+    for seed in range(10):
+        action = choose_action(view, random.Random(seed), level="normal")
+        assert action == {"type": "move", "origin": "0:51", "target": "0:52"}
+
+
+@pytest.mark.parametrize("variant", ["siguo", "liangguo", "sanguo"])
+def test_bots_put_a_landmine_beside_their_flag_not_a_piece_that_could_move(variant: str) -> None:
+    for seed in range(20):
+        state = engine.new_game(variant, seed=seed)
+        action = choose_action(engine.view(state, 0), random.Random(seed))
+        assert action is not None
+        hqs = sorted(r for s, r in action["layout"].items() if s.endswith(("62", "64")))
+        assert hqs == ["flag", "landmine"]
+        assert engine.deployment_problems(variant, 0, action["layout"]) == []

@@ -1,0 +1,129 @@
+"""Bot games outside the server: seeded whole games between bots and baselines.
+
+Tests and ``bench/bots.py`` use it. Every player gets exactly what a seat gets at a table: its
+view (``engine.view``) and its events (``Event.for_viewer``); its actions go through
+``engine.apply`` like a human's, so an illegal one raises. Time is simulated: a decision is
+stamped one second after the last, never past its deadline; when nobody has anything to decide,
+the clock does (a timeout or a deadline).
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Mapping
+from typing import Any, Protocol
+
+from engine.actions import action_from_dict
+from engine.beliefs import Beliefs
+from engine.bot import attack_value, choose_action
+from engine.game import apply, new_game
+from engine.state import GameState, Phase
+from engine.views import view
+
+
+class Player(Protocol):
+    def observe(self, event: Mapping[str, Any] | None) -> None:
+        """One event as this seat was sent it (None: one it was not sent)."""
+
+    def decide(self, view: dict[str, Any], rng: random.Random) -> dict[str, Any] | None:
+        """This seat's action (JSON form, without seat and time), or None."""
+
+
+class Bot:
+    """``engine.bot`` at a level, following its own events with ``Beliefs``."""
+
+    def __init__(self, variant: str, seat: int, level: str = "normal") -> None:
+        self.beliefs = Beliefs(variant, seat)
+        self.level = level
+        self.unread: list[Mapping[str, Any] | None] = []
+
+    def observe(self, event: Mapping[str, Any] | None) -> None:
+        self.unread.append(event)  # read at the next decision: only own moves move own pieces
+
+    def decide(self, view: dict[str, Any], rng: random.Random) -> dict[str, Any] | None:
+        self.beliefs.follow(self.unread, view)
+        self.unread = []
+        guesses = self.beliefs.table()
+        return choose_action(view, rng, guesses, self.level, self.beliefs.recent)
+
+
+class RandomPlayer:
+    """A random legal move (翻棋: or a flip); the bot's defaults before play."""
+
+    def observe(self, event: Mapping[str, Any] | None) -> None:
+        pass
+
+    def decide(self, view: dict[str, Any], rng: random.Random) -> dict[str, Any] | None:
+        moves = [(o, t) for o, targets in view.get("legal_moves", {}).items() for t in targets]
+        flips = view.get("flippable") or []
+        if view["phase"] != "playing" or not (moves or flips):
+            return choose_action(view, rng, level="easy")
+        if flips and (not moves or rng.random() < 0.5):
+            return {"type": "flip", "station": rng.choice(flips)}
+        origin, target = rng.choice(moves)
+        return {"type": "move", "origin": origin, "target": target}
+
+
+class GreedyPlayer(RandomPlayer):
+    """One ply on what it sees: the best sure gain (a piece whose rank it sees and beats), else
+    a random legal move."""
+
+    def decide(self, view: dict[str, Any], rng: random.Random) -> dict[str, Any] | None:
+        if view["phase"] != "playing" or not view.get("legal_moves"):
+            return super().decide(view, rng)
+        pieces = {p["station"]: p for p in view["pieces"]}
+
+        def sure_gain(move: tuple[str, str]) -> float:
+            other = pieces.get(move[1])
+            if other is None or "rank" not in other:
+                return 0.0
+            return attack_value(pieces[move[0]].get("rank"), other["rank"], None)
+
+        moves = [(o, t) for o, targets in view["legal_moves"].items() for t in targets]
+        origin, target = max(moves, key=lambda m: (sure_gain(m), rng.random()))
+        return {"type": "move", "origin": origin, "target": target}
+
+
+def play(
+    variant: str,
+    seed: int,
+    players: Mapping[int, Player],
+    times: list[float] | None = None,
+    max_steps: int = 5000,
+) -> GameState:
+    """A whole game of ``variant`` from ``seed`` between ``players`` (one per seat), to its end.
+    With ``times``, every decision's thinking time (seconds) is appended to it."""
+    rng = random.Random(seed)
+    state = new_game(variant, seed=seed)
+    for step in range(max_steps):
+        if state.phase == Phase.FINISHED:
+            return state
+        action: dict[str, Any] | None = None
+        for seat in _askable(state):
+            start = time.perf_counter()
+            action = players[seat].decide(view(state, seat), rng)
+            if times is not None:
+                times.append(time.perf_counter() - start)
+            if action is not None:
+                action = {**action, "seat": seat, "now": min(state.deadline, float(step))}
+                break
+        if action is None:  # nobody has anything to decide: the clock decides
+            kind = "timeout" if state.phase == Phase.PLAYING else "deadline"
+            action = {"type": kind, "now": state.deadline}
+        state, events = apply(state, action_from_dict(action))
+        for seat, player in players.items():
+            for event in events:
+                player.observe(event.for_viewer(seat))
+    raise RuntimeError(f"{variant} game {seed} did not end in {max_steps} steps")
+
+
+def _askable(state: GameState) -> list[int]:
+    """The seats that may have something to decide, most urgent first: in play a seat that
+    must raise its flag, then the seat to move (no one else has a say: bots never propose);
+    before play every seat."""
+    seats = list(state.variant.seats)
+    if state.phase != Phase.PLAYING:
+        return seats
+    raising = [s for s, w in enumerate(state.watches) if w.raise_by is not None]
+    return raising + ([state.to_move] if state.to_move is not None else [])

@@ -1,0 +1,129 @@
+"""Determinized search: guessed positions keep armies whole; worths follow the material."""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+
+import pytest
+
+import engine
+from engine.beliefs import Beliefs
+from engine.deployment import auto_layout
+from engine.pieces import STANDARD_ARMY
+from engine.search import EXPOSED, LOCKED, STRANDED, VALUE, expected_gains, sample_ranks
+from tests.engine.game_helpers import Pieces, setup
+
+# three more pieces of seat 0 that can move, far from the action: no seat of ours is short of them
+RESERVE: Pieces = {"0:21": (0, "colonel"), "0:23": (0, "colonel"), "0:25": (0, "colonel")}
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_guessed_positions_keep_every_army_whole(seed: int) -> None:
+    pieces = {
+        sid: (seat, rank)
+        for seat in (0, 1)
+        for sid, rank in auto_layout("liangguo", seat, seed).items()
+    }
+    state, _ = engine.start_from("liangguo", pieces, seed="t", host=0)
+    view = engine.view(state, 0)
+    beliefs = Beliefs("liangguo", 0)
+    beliefs.update(view)
+    guesses = beliefs.table()
+    sample = sample_ranks(view, guesses, random.Random(seed))
+    assert set(sample) == set(pieces)
+    theirs = Counter(rank for seat, rank in sample.values() if seat == 1)
+    assert theirs == Counter({rank.value: n for rank, n in STANDARD_ARMY.items()})
+    for station, (seat, rank) in sample.items():
+        if seat == 0:  # its own pieces as they are
+            assert rank == pieces[station][1]
+        else:  # only ranks the beliefs allow: the flag in an HQ, no landmine up front
+            assert guesses[station].get(rank, 0) > 0
+
+
+def test_a_certain_guess_is_kept() -> None:
+    pieces: Pieces = {"0:62": (0, "flag"), "0:51": (0, "general"), "1:62": (1, "flag")}
+    pieces.update({"1:15": (1, "captain"), "1:14": (1, "major")})
+    view = engine.view(setup("liangguo", pieces), 0)
+    guesses = {"1:15": {"bomb": 1.0}, "1:62": {"flag": 0.5, "landmine": 0.5}}
+    for seed in range(20):
+        sample = sample_ranks(view, guesses, random.Random(seed))
+        assert sample["1:15"] == (1, "bomb")
+        assert sample["1:62"][1] in ("flag", "landmine")
+
+
+def test_a_sure_capture_is_worth_the_piece_taken() -> None:
+    pieces: Pieces = {
+        "0:62": (0, "flag"),
+        "0:51": (0, "general"),
+        "1:62": (1, "flag"),
+        "1:15": (1, "captain"),
+        "1:14": (1, "major"),  # cannot take the general back
+        **RESERVE,
+    }
+    view = engine.view(setup("liangguo", pieces, information="open"), 0)
+    gains = expected_gains(view, {}, random.Random(1), [("0:51", "1:15")], samples=4)
+    assert gains == {("0:51", "1:15"): VALUE["captain"]}
+
+
+def test_a_piece_that_will_be_taken_back_is_marked_down() -> None:
+    pieces: Pieces = {
+        "0:62": (0, "flag"),
+        "0:51": (0, "general"),
+        "1:62": (1, "flag"),
+        "1:15": (1, "captain"),
+        "1:14": (1, "field_marshal"),  # takes the general back on 1:15
+        **RESERVE,
+    }
+    view = engine.view(setup("liangguo", pieces, information="open"), 0)
+    gains = expected_gains(view, {}, random.Random(1), [("0:51", "1:15")], samples=4, rounds=1)
+    expected = VALUE["captain"] - 0.6 * VALUE["general"]  # ENEMY_SIGHT of the answer
+    assert gains[("0:51", "1:15")] == pytest.approx(expected)
+
+
+def test_winning_into_an_hq_that_holds_no_flag_locks_the_winner() -> None:
+    pieces: Pieces = {
+        "0:62": (0, "flag"),
+        "0:51": (0, "general"),
+        "1:64": (1, "flag"),
+        "1:62": (1, "captain"),
+        "1:52": (1, "landmine"),
+        **RESERVE,
+    }
+    view = engine.view(setup("liangguo", pieces, information="open"), 0)
+    view["legal_moves"] = {"0:51": ["1:62"]}
+    gains = expected_gains(view, {}, random.Random(1), [("0:51", "1:62")], samples=2)
+    assert gains[("0:51", "1:62")] == pytest.approx(VALUE["captain"] - LOCKED * VALUE["general"])
+
+
+def test_an_enemy_stepping_next_to_the_flag_is_counted() -> None:
+    pieces: Pieces = {
+        "0:62": (0, "flag"),
+        "0:61": (0, "landmine"),
+        "0:63": (0, "landmine"),
+        "0:51": (0, "colonel"),
+        "0:15": (0, "major"),
+        "0:42": (1, "lieutenant"),  # in a camp: safe, and one step from 0:52
+        "1:62": (1, "flag"),
+        **RESERVE,
+    }
+    view = engine.view(setup("liangguo", pieces, information="open"), 0)
+    block, elsewhere = ("0:51", "0:52"), ("0:15", "0:14")
+    gains = expected_gains(view, {}, random.Random(1), [block, elsewhere], samples=2)
+    assert gains[block] == 0.0
+    assert gains[elsewhere] == -EXPOSED
+
+
+def test_losing_the_last_pieces_that_can_move_costs_more() -> None:
+    pieces: Pieces = {
+        "0:62": (0, "flag"),
+        "0:51": (0, "general"),
+        "1:62": (1, "flag"),
+        "1:15": (1, "captain"),
+        "1:14": (1, "field_marshal"),  # takes the general back on 1:15
+    }
+    view = engine.view(setup("liangguo", pieces, information="open"), 0)
+    gains = expected_gains(view, {}, random.Random(1), [("0:51", "1:15")], samples=2)
+    # the general was seat 0's only piece that can move: two short of three, then three
+    expected = VALUE["captain"] - 0.6 * VALUE["general"] - STRANDED
+    assert gains[("0:51", "1:15")] == pytest.approx(expected)
