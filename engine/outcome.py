@@ -47,6 +47,7 @@ class EndReason(StrEnum):
     NO_CAPTURE = "no_capture"  # no_capture_plies moves without combat: draw
     MOVE_LIMIT = "move_limit"  # max_total_moves reached: draw
     AGREEMENT = "agreement"  # draw by agreement
+    DISSOLVED = "dissolved"  # the platform ended the game (a moderator): nobody scores
 
     @property
     def is_draw(self) -> bool:

@@ -21,6 +21,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from engine import VARIANTS
 from engine.levels import title_for
 from server.models import Standing, Token, User
+from server.moderation import ban_message
 
 router = APIRouter(prefix="/api", tags=["accounts"])
 _hasher = PasswordHasher()
@@ -72,6 +73,8 @@ async def current_user(
             "a valid bearer token is needed",
             headers={"WWW-Authenticate": "Bearer"},
         )
+    if user.banned(datetime.now(UTC)):  # a ban voids the user's tokens while it lasts
+        raise HTTPException(status.HTTP_403_FORBIDDEN, ban_message(user))
     return user
 
 
@@ -141,6 +144,8 @@ async def login(body: Credentials, session: Session, request: Request) -> LoginO
         _hasher.verify(user.password_hash, body.password)
     except VerificationError:
         raise HTTPException(401, "wrong name or password") from None
+    if user.banned(datetime.now(UTC)):
+        raise HTTPException(403, ban_message(user))
     return LoginOut(token=await issue_token(session, user, _hours(request)), user=user_out(user))
 
 

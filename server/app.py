@@ -13,7 +13,7 @@ from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
 
 from engine.bot import decide
-from server import accounts, games, layouts, lobby, realtime
+from server import accounts, admin, games, layouts, lobby, realtime, standings
 from server.broker import InMemoryBroker
 from server.config import Settings, get_settings
 from server.db import Database, migrate
@@ -66,6 +66,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(games.router)
     app.include_router(layouts.router)
     app.include_router(realtime.router)
+    app.include_router(standings.router)
+    app.include_router(admin.router)
 
     @app.get("/health", tags=["ops"])
     async def health() -> dict[str, str]:

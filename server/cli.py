@@ -1,8 +1,10 @@
-"""The ``junqi`` command: ``junqi serve`` runs the platform; the engine's commands stay."""
+"""The ``junqi`` command: ``junqi serve`` runs the platform, ``junqi admin NAME`` appoints an
+admin; the engine's commands stay."""
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import sys
 from collections.abc import Sequence
 
@@ -11,10 +13,14 @@ import uvicorn
 from engine import cli as engine_cli
 from server.app import create_app
 from server.config import get_settings
+from server.db import Database, migrate
+from server.moderation import set_role
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
+    if args[:1] == ["admin"]:
+        return appoint(args[1:])
     if args[:1] != ["serve"]:
         return engine_cli.main(args)
     parser = argparse.ArgumentParser(prog="junqi serve", description="Run the Junqi platform")
@@ -26,6 +32,30 @@ def main(argv: Sequence[str] | None = None) -> int:
     port = options.port or settings.port
     print(f"Junqi platform on http://{host}:{port}/ (database {settings.database_url})")
     uvicorn.run(create_app(settings), host=host, port=port, log_level="info")
+    return 0
+
+
+def appoint(args: list[str]) -> int:
+    """``junqi admin NAME [--revoke]``: a registered user becomes an admin (or a player)."""
+    parser = argparse.ArgumentParser(prog="junqi admin", description="Appoint or revoke an admin")
+    parser.add_argument("name", help="a registered user's name")
+    parser.add_argument("--revoke", action="store_true", help="make the user a player again")
+    options = parser.parse_args(args)
+    role = "player" if options.revoke else "admin"
+
+    async def run() -> bool:
+        url = get_settings().database_url
+        await migrate(url)
+        db = Database(url)
+        try:
+            return await set_role(db.sessions, options.name, role)
+        finally:
+            await db.close()
+
+    if not asyncio.run(run()):
+        print(f"no user {options.name!r}", file=sys.stderr)
+        return 1
+    print(f"{options.name} is now {'a player' if options.revoke else 'an admin'}")
     return 0
 
 

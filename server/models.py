@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from sqlalchemy import DateTime, ForeignKey, Integer, String, Text, UniqueConstraint
+from sqlalchemy import DateTime, ForeignKey, Integer, String, Text, UniqueConstraint, false
 from sqlalchemy.orm import Mapped, mapped_column
 
 from server.db import Base
@@ -12,6 +12,11 @@ from server.db import Base
 
 def utcnow() -> datetime:
     return datetime.now(UTC)
+
+
+def aware(at: datetime | None) -> datetime | None:
+    """``at`` with its time zone (UTC): SQLite hands datetimes back without one."""
+    return at if at is None or at.tzinfo is not None else at.replace(tzinfo=UTC)
 
 
 class User(Base):
@@ -23,6 +28,35 @@ class User(Base):
     role: Mapped[str] = mapped_column(String(16), default="player")  # "player" | "admin"
     guest: Mapped[bool] = mapped_column(default=False)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    # moderation (server.moderation): a ban ends at banned_until unless it is permanent
+    banned_until: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    ban_permanent: Mapped[bool] = mapped_column(default=False, server_default=false())
+    ban_reason: Mapped[str | None] = mapped_column(Text)
+    muted_until: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+
+    def banned(self, now: datetime) -> bool:
+        until = aware(self.banned_until)
+        return self.ban_permanent or (until is not None and until > now)
+
+    def muted(self, now: datetime) -> bool:
+        until = aware(self.muted_until)
+        return until is not None and until > now
+
+
+class AuditEntry(Base):
+    """One moderation action (an admin's or a room owner's): who did what to whom, and why."""
+
+    __tablename__ = "audit_log"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    actor_id: Mapped[int | None] = mapped_column(
+        ForeignKey("users.id", ondelete="SET NULL"), index=True
+    )
+    action: Mapped[str] = mapped_column(String(32))  # kick, dissolve, ban, mute, penalty, ...
+    target: Mapped[str] = mapped_column(String(64))  # a user name, a table id or a game id
+    reason: Mapped[str] = mapped_column(Text)
+    details: Mapped[str] = mapped_column(Text, default="{}")  # JSON
 
 
 class Token(Base):
@@ -61,6 +95,7 @@ class Room(Base):
     options: Mapped[str] = mapped_column(Text, default="{}")  # rule options, JSON
     owner_id: Mapped[int | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"))
     max_tables: Mapped[int] = mapped_column(Integer, default=20)
+    rated_with_bots: Mapped[bool] = mapped_column(default=False)
 
 
 class Game(Base):
@@ -104,3 +139,14 @@ class SavedLayout(Base):
     name: Mapped[str] = mapped_column(String(64))
     text: Mapped[str] = mapped_column(Text)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class EscapeRecord(Base):
+    """An escape from a scored game (RULES.md §11), remembered for the escape bans."""
+
+    __tablename__ = "escapes"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
+    game_id: Mapped[str] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"))
+    at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)

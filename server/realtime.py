@@ -15,18 +15,22 @@ import functools
 import json
 import time
 from collections import deque
+from datetime import UTC, datetime
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 from pydantic import BaseModel, Field, TypeAdapter, ValidationError
 
+from server import moderation
 from server.accounts import user_for_token
 from server.broker import Subscription
 from server.lobby import LOBBY_TOPIC, Lobby
 from server.models import User
+from server.penalties import escape_standing
 from server.tables import Table, TableError, TableUpdate
 
 router = APIRouter()
+BANNED = 4003  # the close code of a banned user's sockets
 
 
 class _Message(BaseModel):
@@ -116,6 +120,24 @@ class Chat(_Message):
     text: str = Field(min_length=1)
 
 
+class Kick(_Message):
+    """A room owner (室主) or an admin removes the player on ``seat`` (see ``Table.kick``)."""
+
+    type: Literal["kick"]
+    table: str
+    seat: int
+    penalty: bool = False
+    reason: str = Field(min_length=1, max_length=500)
+
+
+class Dissolve(_Message):
+    """A room owner or an admin ends the table's game as a draw in which nobody scores."""
+
+    type: Literal["dissolve"]
+    table: str
+    reason: str = Field(min_length=1, max_length=500)
+
+
 ClientMessage = Annotated[
     Ping
     | WatchLobby
@@ -130,7 +152,9 @@ ClientMessage = Annotated[
     | Ready
     | Leave
     | Act
-    | Chat,
+    | Chat
+    | Kick
+    | Dissolve,
     Field(discriminator="type"),
 ]
 _parse = TypeAdapter(ClientMessage)
@@ -205,6 +229,14 @@ class Connection:
         if not isinstance(message, Ping):
             await self.send({"type": "ok", "ref": ref, **(extra or {})})
 
+    async def check_escape_ban(self) -> None:
+        """Repeat escapers may not join tables for a while (``server.penalties``); a table of
+        bots (play now) stays open to them."""
+        async with self.lobby.store.sessions() as session:
+            standing = await escape_standing(session, self.user.id)
+        if standing.banned_until is not None:
+            raise TableError("escape_ban", standing.message())
+
     async def error(self, ref: object, code: str, message: str) -> None:
         await self.send({"type": "error", "ref": ref, "code": code, "message": message})
 
@@ -225,6 +257,7 @@ class Connection:
             await self.close_table(m.table)
         elif isinstance(m, Sit):
             table = self.lobby.table(m.table)
+            await self.check_escape_ban()
             await table.call(lambda: table.sit(user.id, user.name, m.seat))
             await self.open_table(table, None)
             return {"version": table.version}
@@ -261,6 +294,14 @@ class Connection:
             return {"version": table.version}
         elif isinstance(m, Chat):
             await self.chat(m)
+        elif isinstance(m, Kick | Dissolve):
+            table = self.lobby.table(m.table)
+            sessions = self.lobby.store.sessions
+            if isinstance(m, Kick):
+                await moderation.kick(sessions, table, m.seat, m.penalty, user, m.reason)
+            else:
+                await moderation.dissolve(sessions, table, user, m.reason)
+            return {"version": table.version}
         return None
 
     async def open_table(self, table: Table, since: int | None) -> None:
@@ -331,6 +372,10 @@ class Connection:
     # --- chat ---------------------------------------------------------------------------------
 
     async def chat(self, m: Chat) -> None:
+        async with self.lobby.store.sessions() as session:
+            me = await session.get(User, self.user.id)  # a mute may have come since connecting
+        if me is not None and me.muted(datetime.now(UTC)):
+            raise TableError("muted", moderation.mute_message(me))
         limit = self.settings.chat_max_chars
         if len(m.text) > limit:
             raise TableError("too_long", f"chat lines are at most {limit} characters")
@@ -368,6 +413,13 @@ class Connection:
                 return  # players and spectators do not read each other's chat
         await self.send(line)
 
+    async def notice(self, message: dict[str, Any]) -> None:
+        """A moderator's word for this user (``server.moderation``): passed on; a ban also
+        closes the socket."""
+        await self.send(message)
+        if message["type"] == "banned":
+            await self.ws.close(code=BANNED, reason="banned")
+
     async def closed(self) -> None:
         for table_id in list(self.watching):
             await self.close_table(table_id)
@@ -384,11 +436,15 @@ async def socket(ws: WebSocket) -> None:
     if user is None:
         await ws.close(code=4401, reason="a valid token is needed")
         return
+    if user.banned(datetime.now(UTC)):
+        await ws.close(code=BANNED, reason="banned")
+        return
     await ws.accept()
     connection = Connection(ws, user, app.state.lobby)
     await connection.send(
         {"type": "welcome", "user": {"id": user.id, "name": user.name, "role": user.role}}
     )
+    connection.follow(moderation.user_topic(user.id), connection.notice)
     idle = app.state.settings.heartbeat_seconds * 3
     try:
         while True:

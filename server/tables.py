@@ -15,11 +15,20 @@ import secrets
 import time
 import uuid
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, TypeVar
 
 import engine
-from engine import Event, GameState, Phase
+from engine import (
+    EndReason,
+    Event,
+    GameResult,
+    GameState,
+    Phase,
+    PointsUnit,
+    SeatOutcome,
+    SeatResult,
+)
 from engine.beliefs import Beliefs
 from engine.bot import LEVELS
 from engine.levels import title_for
@@ -29,6 +38,22 @@ from server.store import Store
 
 T = TypeVar("T")
 PLAYING_PHASES = (Phase.PICKING, Phase.REDEALING, Phase.BIDDING, Phase.DEPLOYING, Phase.PLAYING)
+
+
+def dissolved(state: GameState) -> GameState:
+    """The game ended by a moderator's decision (RULES.md §11: a kick without penalty, or a
+    dissolved game): a draw in which nobody scores. Not an engine action, as no player can
+    take it; the record stops at the last move."""
+    result = GameResult(
+        EndReason.DISSOLVED,
+        (),
+        tuple(
+            SeatResult(seat, SeatOutcome.DRAW, 0, s.moves, s.elimination)
+            for seat, s in enumerate(state.seats)
+        ),
+        PointsUnit.STAKE,
+    )
+    return replace(state, phase=Phase.FINISHED, to_move=None, proposal=None, result=result)
 
 
 class TableError(Exception):
@@ -209,7 +234,12 @@ class Table:
             return
         if self.in_game:
             raise TableError("game_running", "leave the game to stand up")
+        self.vacate(seat)
+
+    def vacate(self, seat: int) -> None:
+        """Empty a seat; the host (桌主) passes to the next seated player."""
         self.seats[seat] = SeatInfo()
+        self.swaps = {s: o for s, o in self.swaps.items() if seat not in (s, o)}
         if self.host == seat:
             self.host = next((i for i, s in enumerate(self.seats) if s.user_id), None)
         self.seats_changed()
@@ -259,6 +289,43 @@ class Table:
             await self.apply(engine.Escape(seat, now=time.time()))
         if not self.in_game:
             await self.stand(user_id)
+
+    async def kick(self, seat: int, penalty: bool, by: str, reason: str) -> dict[str, Any]:
+        """A room owner or an admin (``by``) removes the player on ``seat`` (RULES.md §11).
+        Between games the player just loses the seat; during one, with ``penalty`` it is
+        their escape, without it the game is dissolved as a draw. Returns what happened."""
+        info = self.seats[seat] if seat in range(len(self.seats)) else None
+        if info is None or info.user_id is None:
+            raise TableError("bad_seat", f"no player on seat {seat}")
+        outcome, game_id = "removed", None
+        if self.in_game and self.state is not None:
+            game_id = self.game_id
+            if not penalty:
+                outcome = "dissolved"
+            elif self.state.seats[seat].alive:  # a player already out just leaves
+                outcome = "escaped"
+        kicked = {"seat": seat, "name": info.name, "outcome": outcome, "by": by}
+        self.version += 1
+        self.publish([Event("kicked", {**kicked, "reason": reason})])
+        if outcome == "dissolved":
+            await self.dissolve(by, reason)
+        elif outcome == "escaped":
+            await self.apply(engine.Escape(seat, now=time.time()))
+        self.vacate(seat)
+        return {**kicked, "user_id": info.user_id, "game_id": game_id}
+
+    async def dissolve(self, by: str, reason: str) -> str:
+        """End the running game as a draw in which nobody scores (a moderator, ``by``,
+        decided); returns the game's id."""
+        if not self.in_game or self.state is None or self.game_id is None:
+            raise TableError("not_playing", "no game is running at this table")
+        self.state = dissolved(self.state)
+        self.version += 1
+        assert self.state.result is not None
+        details = {"game_id": self.game_id, "by": by, "reason": reason}
+        self.publish([Event("dissolved", {**details, "result": self.state.result.to_dict()})])
+        await self.finish_game()
+        return self.game_id
 
     async def act(self, user_id: int, version: int, action: dict[str, Any]) -> None:
         seat = self.seat_of(user_id)
@@ -387,7 +454,7 @@ class Table:
 
     async def finish_game(self) -> None:
         assert self.state is not None and self.game_id is not None
-        rated = not any(info.bot for info in self.seats)
+        rated = self.room.rated_with_bots or not any(info.bot for info in self.seats)
         self.last_points = await self.store.game_finished(
             self.game_id, self.state, self.players, rated=rated, stood_in=sorted(self.stood_in)
         )

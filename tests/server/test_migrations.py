@@ -21,6 +21,7 @@ TABLES = {
     "games",
     "game_seats",
     "layouts",
+    "audit_log",
     "alembic_version",
 }
 

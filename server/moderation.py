@@ -1,0 +1,203 @@
+"""Moderation (RULES.md §11): kicks, dissolved games, bans, mutes and point penalties.
+
+Admins do all of it over REST (``server.admin``); a room owner (室主) kicks and dissolves at the
+tables of their room over the socket (``server.realtime``). Both come through here, so that every
+action is checked and written to the audit log the same way. Bans and mutes are stored on the
+user (they outlive a restart) and announced on the broker topic ``user:<id>``, which every socket
+of that user follows: a ban closes them at once.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+from server.broker import InMemoryBroker
+from server.models import AuditEntry, Game, Standing, User, aware
+from server.tables import Table, TableError
+
+Sessions = async_sessionmaker[AsyncSession]
+
+
+def user_topic(user_id: int) -> str:
+    """The broker topic of one user's sockets."""
+    return f"user:{user_id}"
+
+
+def ban_message(user: User) -> str:
+    if user.ban_permanent:
+        when = "permanently"
+    else:
+        until = aware(user.banned_until)
+        when = f"until {until:%Y-%m-%d %H:%M} UTC" if until else "for now"
+    return f"{user.name} is banned {when}: {user.ban_reason or 'no reason given'}"
+
+
+def may_moderate(user: User, table: Table) -> bool:
+    """Admins moderate every table; a room's owner (室主) the tables of that room."""
+    return user.role == "admin" or (table.room.owner is not None and table.room.owner == user.name)
+
+
+def record(
+    session: AsyncSession, actor: User, action: str, target: str, reason: str, **details: Any
+) -> None:
+    """Add an entry to the audit log (committed with the action it records)."""
+    session.add(
+        AuditEntry(
+            actor_id=actor.id,
+            action=action,
+            target=target,
+            reason=reason,
+            details=json.dumps(details, ensure_ascii=False),
+        )
+    )
+
+
+# --- at a table (admins and room owners) -------------------------------------------------------
+
+
+async def kick(
+    sessions: Sessions, table: Table, seat: int, penalty: bool, actor: User, reason: str
+) -> dict[str, Any]:
+    """Remove the player on ``seat`` (``Table.kick``); returns what happened."""
+    _check_moderator(actor, table)
+    done = await table.call(lambda: table.kick(seat, penalty, actor.name, reason))
+    async with sessions() as session:
+        if done["outcome"] == "dissolved":
+            await _note_dissolved(session, done["game_id"], actor, reason)
+        record(
+            session,
+            actor,
+            "kick",
+            done["name"],
+            reason,
+            table=table.id,
+            room=table.room.id,
+            seat=seat,
+            penalty=penalty,
+            outcome=done["outcome"],
+            game=done["game_id"],
+        )
+        await session.commit()
+    return done
+
+
+async def dissolve(sessions: Sessions, table: Table, actor: User, reason: str) -> str:
+    """End the table's running game as a draw in which nobody scores; returns its id."""
+    _check_moderator(actor, table)
+    game_id = await table.call(lambda: table.dissolve(actor.name, reason))
+    async with sessions() as session:
+        await _note_dissolved(session, game_id, actor, reason)
+        record(session, actor, "dissolve", game_id, reason, table=table.id, room=table.room.id)
+        await session.commit()
+    return game_id
+
+
+def _check_moderator(actor: User, table: Table) -> None:
+    if not may_moderate(actor, table):
+        raise TableError("not_owner", "only the room owner (室主) or an admin may do that")
+
+
+async def _note_dissolved(session: AsyncSession, game_id: str, actor: User, reason: str) -> None:
+    """Keep who dissolved the game, and why, with its stored result."""
+    game = await session.get(Game, game_id)
+    if game is not None and game.result is not None:
+        result = json.loads(game.result) | {"dissolved": {"by": actor.name, "reason": reason}}
+        game.result = json.dumps(result, ensure_ascii=False)
+
+
+# --- on a user (admins) ------------------------------------------------------------------------
+
+
+async def ban(
+    session: AsyncSession,
+    broker: InMemoryBroker,
+    user: User,
+    minutes: int | None,
+    actor: User,
+    reason: str,
+) -> None:
+    """Ban ``user`` for ``minutes`` (None: for good): no login, no token, no socket."""
+    user.ban_permanent = minutes is None
+    user.banned_until = None if minutes is None else _after(minutes)
+    user.ban_reason = reason
+    record(session, actor, "ban", user.name, reason, minutes=minutes)
+    await session.commit()
+    broker.publish(user_topic(user.id), {"type": "banned", "message": ban_message(user)})
+
+
+async def unban(session: AsyncSession, user: User, actor: User, reason: str) -> None:
+    user.ban_permanent, user.banned_until, user.ban_reason = False, None, None
+    record(session, actor, "unban", user.name, reason)
+    await session.commit()
+
+
+async def mute(
+    session: AsyncSession,
+    broker: InMemoryBroker,
+    user: User,
+    minutes: int,
+    actor: User,
+    reason: str,
+) -> None:
+    """Refuse ``user``'s chat lines for ``minutes``."""
+    user.muted_until = _after(minutes)
+    record(session, actor, "mute", user.name, reason, minutes=minutes)
+    await session.commit()
+    notice = {"type": "muted", "until": user.muted_until.isoformat(), "reason": reason}
+    broker.publish(user_topic(user.id), notice)
+
+
+async def unmute(session: AsyncSession, user: User, actor: User, reason: str) -> None:
+    user.muted_until = None
+    record(session, actor, "unmute", user.name, reason)
+    await session.commit()
+
+
+def mute_message(user: User) -> str:
+    until = aware(user.muted_until)
+    return f"you are muted until {until:%Y-%m-%d %H:%M} UTC" if until else "you are muted"
+
+
+async def penalize(
+    session: AsyncSession, user: User, variant: str, points: int, actor: User, reason: str
+) -> int:
+    """Take ``points`` from ``user``'s standing in ``variant``; returns the points left."""
+    standing = await session.get(Standing, (user.id, variant))
+    if standing is None:
+        standing = Standing(user_id=user.id, variant=variant, points=0, wins=0, losses=0, draws=0)
+        session.add(standing)
+    before = standing.points
+    standing.points = before - points
+    record(
+        session,
+        actor,
+        "penalty",
+        user.name,
+        reason,
+        variant=variant,
+        points=-points,
+        before=before,
+        after=standing.points,
+    )
+    await session.commit()
+    return standing.points
+
+
+def _after(minutes: int) -> datetime:
+    return datetime.now(UTC) + timedelta(minutes=minutes)
+
+
+async def set_role(sessions: Sessions, name: str, role: str) -> bool:
+    """Make the user ``name`` an admin or a player again (``junqi admin``); False if unknown."""
+    async with sessions() as session:
+        user = (await session.execute(select(User).where(User.name == name))).scalar_one_or_none()
+        if user is None:
+            return False
+        user.role = role
+        await session.commit()
+    return True
