@@ -24,6 +24,7 @@ class RoomConfig(BaseModel):
     options: dict[str, object] = Field(default_factory=dict)
     owner: str | None = None  # user name of the room owner
     tables: int = 20  # most tables open at once
+    rated_with_bots: bool = False  # games with bots move the human players' points
 
 
 def default_rooms() -> list[RoomConfig]:

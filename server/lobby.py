@@ -40,6 +40,7 @@ async def load_rooms(
             row.name, row.variant, row.max_tables = room.name, room.variant, room.tables
             row.options = json.dumps(room.options, ensure_ascii=False)
             row.owner_id = owner
+            row.rated_with_bots = room.rated_with_bots
         await session.commit()
         rows = await session.execute(
             select(Room, User.name).join(User, User.id == Room.owner_id, isouter=True)
@@ -52,6 +53,7 @@ async def load_rooms(
                 options=json.loads(row.options),
                 owner=owner_name,
                 tables=row.max_tables,
+                rated_with_bots=row.rated_with_bots,
             )
             for row, owner_name in rows.all()
         ]

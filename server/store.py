@@ -10,7 +10,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from engine import GameState, PointsUnit, record_of
 from engine.levels import table_stake
-from server.models import Game, GameSeat, Standing
+from server.models import EscapeRecord, Game, GameSeat, Standing
 
 
 class Store:
@@ -72,12 +72,16 @@ class Store:
                 ensure_ascii=False,
             )
             game.finished_at = datetime.now(UTC)
+            humans = {u for u in users if u is not None}
             for r in state.result.seats:
+                user_id = users[r.seat]
+                if r.outcome == "escape" and user_id is not None and len(humans) > 1:
+                    # escaping from people (not from a table of bots) counts towards a ban
+                    session.add(EscapeRecord(user_id=user_id, game_id=game_id))
                 row = await session.get(GameSeat, (game_id, r.seat))
                 if row is not None:
                     row.outcome = r.outcome.value
                     row.points = points[r.seat]
-                user_id = users[r.seat]
                 if user_id is None or not rated:
                     continue
                 standing = await session.get(Standing, (user_id, variant))
