@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import random
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, Protocol
 
-from engine.actions import action_from_dict
+from engine.actions import Action, action_from_dict
 from engine.beliefs import Beliefs
 from engine.bot import attack_value, choose_action
+from engine.events import Event
 from engine.game import apply, new_game
 from engine.state import GameState, Phase
 from engine.views import view
@@ -91,9 +92,11 @@ def play(
     players: Mapping[int, Player],
     times: list[float] | None = None,
     max_steps: int = 5000,
+    watch: Callable[[GameState, Action, GameState, list[Event]], None] | None = None,
 ) -> GameState:
     """A whole game of ``variant`` from ``seed`` between ``players`` (one per seat), to its end.
-    With ``times``, every decision's thinking time (seconds) is appended to it."""
+    With ``times``, every decision's thinking time (seconds) is appended to it; ``watch`` sees
+    every step: the state before, the action, the state after and its events."""
     rng = random.Random(seed)
     state = new_game(variant, seed=seed)
     for step in range(max_steps):
@@ -111,7 +114,10 @@ def play(
         if action is None:  # nobody has anything to decide: the clock decides
             kind = "timeout" if state.phase == Phase.PLAYING else "deadline"
             action = {"type": kind, "now": state.deadline}
-        state, events = apply(state, action_from_dict(action))
+        before, applied = state, action_from_dict(action)
+        state, events = apply(before, applied)
+        if watch is not None:
+            watch(before, applied, state, events)
         for seat, player in players.items():
             for event in events:
                 player.observe(event.for_viewer(seat))

@@ -123,6 +123,7 @@ class Beliefs:
         if event.get("kind") != "moved":
             return
         origin, target, outcome = event["origin"], event["target"], event.get("outcome")
+        ours = known.get(origin) if event.get("seat") == self.seat else None
         if event.get("seat") == self.seat:
             self.recent = [*self.recent[-3:], (origin, target)]
         mover = self.pieces.pop(origin, None)
@@ -131,17 +132,21 @@ class Beliefs:
             mover.keep(ALL_RANKS - IMMOBILE_RANKS)
             if not self.straight(origin, target):
                 mover.keep(RAIL_FLYERS)
+        self.follow_own_pieces(ours, origin, target, outcome)
         if outcome is None:
             if mover is not None:
                 self.pieces[target] = mover
             return
         if mover is not None and target in known:  # an enemy attacked one of ours
             mine = known[target]
-            mover.keep(r for r in mover.weights if combat(r, mine) == outcome)
+            mover.keep(
+                r for r in mover.weights if r not in IMMOBILE_RANKS and combat(r, mine) == outcome
+            )
             self.after_fight(mover, target, survived=outcome == "attacker")
-        elif mover is None and origin in known and defender is not None:  # we attacked
-            mine = known[origin]
-            defender.keep(r for r in defender.weights if combat(mine, r) == outcome)
+            if outcome != "defender":
+                del known[target]
+        elif mover is None and ours is not None and defender is not None:  # we attacked
+            defender.keep(r for r in defender.weights if combat(ours, r) == outcome)
             if outcome != "defender":
                 self.pieces.pop(target, None)
                 self.died(defender)
@@ -156,6 +161,16 @@ class Beliefs:
             else:
                 self.died(mover)
         self.count_stock()
+
+    def follow_own_pieces(
+        self, rank: Rank | None, origin: str, target: str, outcome: str | None
+    ) -> None:
+        """Keep ``known`` true between views: one of our pieces moved (and maybe fought)."""
+        if rank is None:
+            return
+        del self.known[origin]
+        if outcome in (None, "attacker"):
+            self.known[target] = rank
 
     def after_fight(self, mover: Guess, target: str, survived: bool) -> None:
         if survived:

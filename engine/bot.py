@@ -106,12 +106,28 @@ def choose_action(
     proposal = view.get("proposal")
     if proposal and seat in proposal["waiting"]:
         return {"type": "answer_proposal", "accept": False}
-    if view.get("to_move") == seat and view.get("legal_moves"):
+    if view.get("to_move") != seat:
+        return None
+    flips = view.get("flippable") or []
+    if flips and not (view.get("legal_moves") and sure_gain(view)):
+        # 翻棋: with nothing to win by a move, turn a piece up (a flip also resets the draw count)
+        return {"type": "flip", "station": rng.choice(flips)}
+    if view.get("legal_moves"):
         origin, target = choose_move(view, rng, guesses or {}, level, recent)
         return {"type": "move", "origin": origin, "target": target}
-    if view.get("to_move") == seat and view.get("flippable"):
-        return {"type": "flip", "station": rng.choice(view["flippable"])}
     return None
+
+
+def sure_gain(view: dict[str, Any]) -> bool:
+    """Whether a legal move hits a piece whose rank the seat sees, for a gain."""
+    pieces = {p["station"]: p for p in view["pieces"]}
+    return any(
+        target in pieces
+        and "rank" in pieces[target]
+        and attack_value(pieces[origin].get("rank"), pieces[target]["rank"], None) > 0
+        for origin, targets in view["legal_moves"].items()
+        for target in targets
+    )
 
 
 def mine_in_the_other_hq(

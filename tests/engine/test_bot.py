@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter
+from typing import Any
 
 import pytest
 
@@ -11,6 +12,7 @@ import engine
 from engine.arena import Bot, play
 from engine.bot import choose_action
 from tests.engine.game_helpers import Pieces, setup
+from tests.engine.leaks import Knowledge, check_events, check_view
 
 GAMES = 120  # seeded games per variant with the quick (easy) bots
 SEARCHED = 4  # seeded games per variant and searching level
@@ -163,3 +165,36 @@ def test_bots_put_a_landmine_beside_their_flag_not_a_piece_that_could_move(varia
         hqs = sorted(r for s, r in action["layout"].items() if s.endswith(("62", "64")))
         assert hqs == ["flag", "landmine"]
         assert engine.deployment_problems(variant, 0, action["layout"]) == []
+
+
+@pytest.mark.parametrize("variant", sorted(engine.VARIANTS))
+def test_a_bot_is_given_its_view_and_its_events_and_nothing_more(variant: str) -> None:
+    """Every input of every bot, checked by the leak checker as it is handed over."""
+    now: list[engine.GameState] = []
+    knowledge: list[Knowledge] = []
+    seats = list(engine.get_variant(variant).seats)
+
+    class Watched(Bot):
+        def decide(self, view: dict[str, Any], rng: random.Random) -> dict[str, Any] | None:
+            if now:  # from the first step on: the view of exactly this seat, nothing hidden
+                assert view == engine.view(now[0], self.beliefs.seat)
+                check_view(knowledge[0], now[0], self.beliefs.seat)
+            return super().decide(view, rng)
+
+    def watch(
+        before: engine.GameState,
+        action: engine.Action,
+        after: engine.GameState,
+        events: list[engine.Event],
+    ) -> None:
+        if not knowledge:
+            knowledge.append(Knowledge(before))
+        check_events(knowledge[0], before, action, events, [*seats])
+        knowledge[0].after(before, action, after)
+        now[:] = [after]
+
+    for seed in range(3):
+        now.clear()
+        knowledge.clear()
+        players = {s: Watched(variant, s, "normal") for s in seats}
+        assert play(variant, seed, players, watch=watch).result is not None
