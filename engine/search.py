@@ -49,6 +49,7 @@ VALUE: Mapping[str, float] = {
 }
 RISK = 0.3  # cost of one standard deviation of a move's worth over the samples
 ENEMY_SIGHT = 0.6  # how much of an enemy's best (sampled, all-seeing) answer to expect
+LATER = 0.8  # how much of our side's later answers to count: a gain now beats one later
 EXPOSED = 12.0  # cost of an enemy piece standing next to one of our flags
 LOCKED = 0.5  # the share of a piece's value lost by entering an HQ: it never moves again
 STRANDED = 4.0  # cost of each piece short of three that can still move, per seat of our team
@@ -132,7 +133,7 @@ def expected_gains(
             after, worth = game.play(position, seat, move)
             for other in order:
                 after, gain = game.answer(after, other)
-                worth += gain * (ENEMY_SIGHT if teams[other] != teams[seat] else 1.0)
+                worth += gain * (ENEMY_SIGHT if teams[other] != teams[seat] else LATER)
             worths[move].append(worth - (game.danger(after) - before))
     return {m: _mean(w) - RISK * _spread(w) for m, w in worths.items()}
 

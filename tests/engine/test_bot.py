@@ -198,3 +198,40 @@ def test_a_bot_is_given_its_view_and_its_events_and_nothing_more(variant: str) -
         knowledge.clear()
         players = {s: Watched(variant, s, "normal") for s in seats}
         assert play(variant, seed, players, watch=watch).result is not None
+
+
+@pytest.mark.parametrize("level", ["normal", "hard"])
+def test_a_bot_takes_a_flag_it_can_see(level: str) -> None:
+    pieces: Pieces = {
+        "0:62": (0, "flag"),
+        "0:21": (0, "major"),
+        "0:23": (0, "major"),
+        "0:25": (0, "major"),
+        "1:62": (1, "flag"),
+        "1:52": (0, "lieutenant"),  # one step from the enemy flag
+        "1:15": (1, "captain"),  # a fair capture elsewhere: less than the flag
+        "0:15": (0, "colonel"),
+    }
+    view = engine.view(setup("liangguo", pieces, information="open"), 0)
+    for seed in range(10):
+        action = choose_action(view, random.Random(seed), level=level)
+        assert action == {"type": "move", "origin": "1:52", "target": "1:62"}
+
+
+@pytest.mark.parametrize("level", ["normal", "hard"])
+def test_a_bot_bombs_a_known_field_marshal(level: str) -> None:
+    pieces: Pieces = {
+        "0:62": (0, "flag"),
+        "0:23": (0, "major"),
+        "0:25": (0, "major"),
+        "0:45": (0, "major"),
+        "0:21": (0, "bomb"),
+        "1:62": (1, "flag"),
+        "1:15": (1, "field_marshal"),  # down the rail from the bomb
+        "1:13": (1, "lieutenant"),
+    }
+    view = engine.view(setup("liangguo", pieces, information="open"), 0)
+    assert "1:15" in view["legal_moves"]["0:21"]
+    for seed in range(10):
+        action = choose_action(view, random.Random(seed), level=level)
+        assert action == {"type": "move", "origin": "0:21", "target": "1:15"}
