@@ -48,6 +48,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             return action
 
         app.state.lobby = lobby.Lobby(rooms, broker, Store(db.sessions), think)
+        await app.state.lobby.restore()  # the games running when the server stopped go on
         app.state.chat_times = {}  # user id -> times of recent chat lines (rate limit)
         try:
             yield

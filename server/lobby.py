@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import uuid
 from collections.abc import Awaitable, Callable
@@ -101,6 +102,17 @@ class Lobby:
         table.start()
         self.changed(table)
         return table
+
+    async def restore(self) -> None:
+        """Take back every table whose game was running when the server stopped."""
+        for table_id, data, record in await self.store.live_tables():
+            room = RoomConfig.model_validate(data["room"])
+            table = Table(table_id, room, self.broker, self.store, self.changed, self.think)
+            saved_at = table.restore(data, record)
+            self.tables[table.id] = table
+            table.start()
+            await table.call(functools.partial(table.resume_after_restart, saved_at))
+            self.changed(table)
 
     def table(self, table_id: str) -> Table:
         table = self.tables.get(table_id)

@@ -150,3 +150,14 @@ class EscapeRecord(Base):
     user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
     game_id: Mapped[str] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"))
     at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class LiveTable(Base):
+    """A table with a game running: enough to rebuild it after a restart (its record holds the
+    secret seed, so it is never served)."""
+
+    __tablename__ = "live_tables"
+
+    id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    data: Mapped[str] = mapped_column(Text)  # the table around the game, JSON
+    record: Mapped[str] = mapped_column(Text)  # the game so far, engine.GameRecord JSON

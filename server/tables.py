@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import secrets
 import time
 import uuid
@@ -37,6 +38,7 @@ from server.config import RoomConfig
 from server.store import Store
 
 T = TypeVar("T")
+RESTART_GRACE = 10.0  # seconds added to the clock of the seat to move after a restart
 PLAYING_PHASES = (Phase.PICKING, Phase.REDEALING, Phase.BIDDING, Phase.DEPLOYING, Phase.PLAYING)
 
 
@@ -327,6 +329,53 @@ class Table:
         await self.finish_game()
         return self.game_id
 
+    # --- restarts -----------------------------------------------------------------------------
+
+    async def persist(self) -> None:
+        """Keep the running game and the table around it, so that a restart resumes it."""
+        assert self.state is not None
+        data = {
+            "room": self.room.model_dump(),
+            "seats": [dataclasses.asdict(info) for info in self.seats],
+            "host": self.host,
+            "stand_in": self.stand_in,
+            "game_id": self.game_id,
+            "players": self.players,
+            "stood_in": sorted(self.stood_in),
+            "version": self.version,
+            "seq": self.seq,
+            "saved_at": time.time(),
+        }
+        await self.store.save_table(self.id, data, engine.record_of(self.state).to_json())
+
+    def restore(self, data: dict[str, Any], record: str) -> float:
+        """Take back a table kept by ``persist`` (before ``start``); returns when it was kept."""
+        self.seats = [SeatInfo(**info) for info in data["seats"]]
+        self.host, self.stand_in = data["host"], data["stand_in"]
+        self.game_id, self.players = data["game_id"], data["players"]
+        self.stood_in = set(data["stood_in"])
+        self.version, self.seq = data["version"] + 1, data["seq"]  # the events before are gone
+        self.state = engine.replay(engine.GameRecord.from_json(record))
+        for seat, info in enumerate(self.seats):
+            info.away_until = None
+            if info.bot or info.taken_over:
+                self.beliefs[seat] = Beliefs(self.variant.key, seat)
+                self.beliefs[seat].update(engine.view(self.state, seat))
+        return float(data["saved_at"])
+
+    async def resume_after_restart(self, saved_at: float) -> None:
+        """Fair clocks after a restart: play stood still from the last save until now, and the
+        seat to move gets ``RESTART_GRACE`` more (a pause and a resume, so the record keeps
+        it); every player has the grace period to come back."""
+        state = self.state
+        assert state is not None
+        if state.phase == Phase.PLAYING and state.paused_since is None:
+            await self.apply(engine.Pause(now=saved_at))
+            await self.apply(engine.Resume(now=time.time() + RESTART_GRACE))
+        for info in self.seats:
+            if info.user_id is not None and not info.bot:
+                await self.connection_changed(info.user_id, 0)
+
     async def act(self, user_id: int, version: int, action: dict[str, Any]) -> None:
         seat = self.seat_of(user_id)
         if seat is None or not self.in_game:
@@ -380,10 +429,15 @@ class Table:
         self.wake_bots()  # 托管: a bot takes over, or hands back
 
     async def resume_if_all_back(self) -> None:
+        """Play goes on once every player still in the game is back: a player already out
+        (an escaper above all) may never come back, and nothing waits for them."""
         state = self.state
         if state is None or state.paused_since is None or state.phase != Phase.PLAYING:
             return
-        if not any(s.away_until is not None for s in self.seats):
+        if not any(
+            info.away_until is not None and state.seats[seat].alive
+            for seat, info in enumerate(self.seats)
+        ):
             await self.apply(engine.Resume(now=time.time()))
 
     async def _tick(self) -> None:
@@ -432,6 +486,7 @@ class Table:
         self.stood_in = set()
         self.version += 1
         await self.store.game_started(self.game_id, self.state, self.room.id, self.players)
+        await self.persist()
         self.publish([Event("game_created", {"game_id": self.game_id})], seats_changed=True)
         self.on_change(self)
 
@@ -448,6 +503,8 @@ class Table:
         except engine.MalformedInput as error:
             raise TableError("malformed", str(error)) from None
         self.version += 1
+        if self.state.phase != Phase.FINISHED:
+            await self.persist()  # before anyone hears of the move: a restart keeps it
         self.publish(events)
         if self.state.phase == Phase.FINISHED:
             await self.finish_game()
@@ -458,6 +515,7 @@ class Table:
         self.last_points = await self.store.game_finished(
             self.game_id, self.state, self.players, rated=rated, stood_in=sorted(self.stood_in)
         )
+        await self.store.drop_table(self.id)
         for info in self.seats:
             info.ready = info.bot
             info.away_until = None

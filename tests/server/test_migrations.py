@@ -22,6 +22,8 @@ TABLES = {
     "game_seats",
     "layouts",
     "audit_log",
+    "escapes",
+    "live_tables",
     "alembic_version",
 }
 
