@@ -13,7 +13,7 @@ from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
 
 from engine.bot import decide
-from server import accounts, admin, games, layouts, lobby, realtime, standings
+from server import accounts, admin, games, layouts, lobby, observability, realtime, standings
 from server.broker import InMemoryBroker
 from server.config import Settings, get_settings
 from server.db import Database, migrate
@@ -47,12 +47,16 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             await asyncio.sleep(settings.bot_pause_seconds)  # so that people can follow
             return action
 
-        app.state.lobby = lobby.Lobby(rooms, broker, Store(db.sessions), think)
+        metrics = app.state.metrics = observability.Metrics()
+        app.state.lobby = lobby.Lobby(rooms, broker, Store(db.sessions), think, metrics)
+        metrics.count_live_tables(lambda: sum(t.in_game for t in app.state.lobby.tables.values()))
+        lag = asyncio.create_task(metrics.watch_loop_lag())
         await app.state.lobby.restore()  # the games running when the server stopped go on
         app.state.chat_times = {}  # user id -> times of recent chat lines (rate limit)
         try:
             yield
         finally:
+            lag.cancel()
             await app.state.lobby.close()
             workers.shutdown(cancel_futures=True)
             await db.close()
@@ -70,9 +74,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(standings.router)
     app.include_router(admin.router)
 
-    @app.get("/health", tags=["ops"])
-    async def health() -> dict[str, str]:
-        return {"status": "ok"}
+    app.include_router(observability.router)
 
     if settings.web_dir.is_dir():
         app.mount("/", StaticFiles(directory=settings.web_dir, html=True), name="web")

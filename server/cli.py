@@ -15,6 +15,7 @@ from server.app import create_app
 from server.config import get_settings
 from server.db import Database, migrate
 from server.moderation import set_role
+from server.observability import json_logging
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -31,7 +32,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     host = options.host or settings.host
     port = options.port or settings.port
     print(f"Junqi platform on http://{host}:{port}/ (database {settings.database_url})")
-    uvicorn.run(create_app(settings), host=host, port=port, log_level="info")
+    if settings.log_json:
+        json_logging()
+        uvicorn.run(create_app(settings), host=host, port=port, log_config=None)
+    else:
+        uvicorn.run(create_app(settings), host=host, port=port, log_level="info")
     return 0
 
 

@@ -68,6 +68,7 @@ class Settings(BaseSettings):
     chat_max_chars: int = 200
     chat_per_minute: int = 20
     heartbeat_seconds: float = 20.0
+    log_json: bool = True  # log lines as JSON objects (structured logs); False: uvicorn's text
     bot_workers: int = 2  # processes in which bots think
     bot_pause_seconds: float = 0.4  # a bot waits this long before it acts
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import json
+import logging
 import uuid
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -16,11 +17,14 @@ from engine import VARIANTS, MalformedInput, get_board, get_variant
 from server.broker import InMemoryBroker
 from server.config import RoomConfig
 from server.models import Room, User
+from server.observability import Metrics
 from server.store import Store
 from server.tables import Table, TableError
 
 router = APIRouter(prefix="/api", tags=["lobby"])
 LOBBY_TOPIC = "lobby"
+
+log = logging.getLogger("junqi")
 
 
 async def load_rooms(
@@ -67,6 +71,7 @@ class Lobby:
         broker: InMemoryBroker,
         store: Store,
         think: Callable[..., Awaitable[dict[str, Any] | None]] | None = None,
+        metrics: Metrics | None = None,
     ) -> None:
         for room in rooms:
             if room.variant not in VARIANTS:
@@ -75,6 +80,7 @@ class Lobby:
         self.broker = broker
         self.store = store
         self.think = think
+        self.metrics = metrics
         self.tables: dict[str, Table] = {}
 
     def create_table(
@@ -94,9 +100,7 @@ class Lobby:
             room = room.model_copy(update={"options": merged})
         if sum(t.room.id == room_id for t in self.tables.values()) >= room.tables:
             raise TableError("room_full", f"room {room_id} has no free table")
-        table = Table(
-            uuid.uuid4().hex[:12], room, self.broker, self.store, self.changed, self.think
-        )
+        table = self.new_table(uuid.uuid4().hex[:12], room)
         table.stand_in = stand_in
         self.tables[table.id] = table
         table.start()
@@ -107,12 +111,20 @@ class Lobby:
         """Take back every table whose game was running when the server stopped."""
         for table_id, data, record in await self.store.live_tables():
             room = RoomConfig.model_validate(data["room"])
-            table = Table(table_id, room, self.broker, self.store, self.changed, self.think)
+            table = self.new_table(table_id, room)
             saved_at = table.restore(data, record)
             self.tables[table.id] = table
             table.start()
             await table.call(functools.partial(table.resume_after_restart, saved_at))
             self.changed(table)
+            if self.metrics is not None:
+                self.metrics.takeovers.inc()
+            log.info("table taken back", extra={"table": table.id, "game": table.game_id})
+
+    def new_table(self, table_id: str, room: RoomConfig) -> Table:
+        return Table(
+            table_id, room, self.broker, self.store, self.changed, self.think, self.metrics
+        )
 
     def table(self, table_id: str) -> Table:
         table = self.tables.get(table_id)

@@ -440,6 +440,7 @@ async def socket(ws: WebSocket) -> None:
         await ws.close(code=BANNED, reason="banned")
         return
     await ws.accept()
+    app.state.metrics.connections.inc()
     connection = Connection(ws, user, app.state.lobby)
     await connection.send(
         {"type": "welcome", "user": {"id": user.id, "name": user.name, "role": user.role}}
@@ -453,6 +454,7 @@ async def socket(ws: WebSocket) -> None:
     except (WebSocketDisconnect, TimeoutError, RuntimeError):
         pass  # gone, silent too long, or closed while we were answering
     finally:
+        app.state.metrics.connections.dec()
         await connection.closed()
         with contextlib.suppress(Exception):
             await ws.close()

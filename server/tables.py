@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import logging
 import secrets
 import time
 import uuid
@@ -35,9 +36,11 @@ from engine.bot import LEVELS
 from engine.levels import title_for
 from server.broker import InMemoryBroker
 from server.config import RoomConfig
+from server.observability import Metrics
 from server.store import Store
 
 T = TypeVar("T")
+log = logging.getLogger("junqi")
 RESTART_GRACE = 10.0  # seconds added to the clock of the seat to move after a restart
 PLAYING_PHASES = (Phase.PICKING, Phase.REDEALING, Phase.BIDDING, Phase.DEPLOYING, Phase.PLAYING)
 
@@ -102,8 +105,10 @@ class Table:
         store: Store,
         on_change: Callable[[Table], None],
         think: Callable[..., Awaitable[dict[str, Any] | None]] | None = None,
+        metrics: Metrics | None = None,
     ) -> None:
         self.id = table_id
+        self.metrics = metrics
         self.room = room
         self.variant = engine.get_variant(room.variant)
         self.broker = broker
@@ -487,6 +492,7 @@ class Table:
         self.version += 1
         await self.store.game_started(self.game_id, self.state, self.room.id, self.players)
         await self.persist()
+        log.info("game started", extra={"table": self.id, "game": self.game_id})
         self.publish([Event("game_created", {"game_id": self.game_id})], seats_changed=True)
         self.on_change(self)
 
@@ -503,6 +509,8 @@ class Table:
         except engine.MalformedInput as error:
             raise TableError("malformed", str(error)) from None
         self.version += 1
+        if self.metrics is not None and isinstance(action, engine.Move):
+            self.metrics.moves.inc()
         if self.state.phase != Phase.FINISHED:
             await self.persist()  # before anyone hears of the move: a restart keeps it
         self.publish(events)
@@ -516,6 +524,11 @@ class Table:
             self.game_id, self.state, self.players, rated=rated, stood_in=sorted(self.stood_in)
         )
         await self.store.drop_table(self.id)
+        assert self.state.result is not None
+        log.info(
+            "game finished",
+            extra={"table": self.id, "game": self.game_id, "reason": self.state.result.reason},
+        )
         for info in self.seats:
             info.ready = info.bot
             info.away_until = None

@@ -60,6 +60,7 @@ def test_a_restart_resumes_the_running_game(tmp_path: Path) -> None:
         for p in (alice, bob):
             assert p.request({"type": "open", "table": table})["type"] == "ok"
         after = alice.game
+        assert "junqi_table_takeovers_total 1.0" in client.get("/metrics").text
         assert after["phase"] == "playing"
         assert after["pieces"] == before["pieces"] and after["total_moves"] == 6
         assert after["to_move"] == before["to_move"]

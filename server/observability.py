@@ -1,0 +1,99 @@
+"""Health, readiness, Prometheus metrics and structured (JSON) logs.
+
+``/health`` says the process is up; ``/ready`` that it can serve (its database answers);
+``/metrics`` is the Prometheus text format: open sockets, tables with a game running, moves
+applied, the event loop's lag and table takeovers (a table taken back after a restart). Each app
+has its own registry, so several apps in one process (the tests) do not mix their figures.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Callable
+
+from fastapi import APIRouter, Request, Response
+from fastapi.responses import JSONResponse
+from prometheus_client import (
+    CONTENT_TYPE_LATEST,
+    CollectorRegistry,
+    Counter,
+    Gauge,
+    generate_latest,
+)
+from pythonjsonlogger.json import JsonFormatter
+from sqlalchemy import text
+
+router = APIRouter(tags=["ops"])
+LAG_INTERVAL = 0.5  # seconds between two looks at the event loop's lag
+
+
+class Metrics:
+    """The figures one app exports."""
+
+    def __init__(self) -> None:
+        self.registry = CollectorRegistry()
+        self.connections = Gauge(
+            "junqi_connections", "Open WebSocket connections", registry=self.registry
+        )
+        self.live_tables = Gauge(
+            "junqi_live_tables", "Tables with a game running", registry=self.registry
+        )
+        self.moves = Counter("junqi_moves", "Moves applied", registry=self.registry)
+        self.loop_lag = Gauge(
+            "junqi_event_loop_lag_seconds",
+            "How late the event loop ran a timer, last look",
+            registry=self.registry,
+        )
+        self.takeovers = Counter(
+            "junqi_table_takeovers", "Tables taken back after a restart", registry=self.registry
+        )
+
+    def count_live_tables(self, count: Callable[[], int]) -> None:
+        self.live_tables.set_function(count)
+
+    async def watch_loop_lag(self) -> None:
+        """Sleep a fixed time over and over; how much later than asked we wake is the lag."""
+        while True:
+            start = time.perf_counter()
+            await asyncio.sleep(LAG_INTERVAL)
+            self.loop_lag.set(max(0.0, time.perf_counter() - start - LAG_INTERVAL))
+
+
+@router.get("/health")
+async def health() -> dict[str, str]:
+    """The process is up."""
+    return {"status": "ok"}
+
+
+@router.get("/ready")
+async def ready(request: Request) -> Response:
+    """The process can serve: its database answers (503 otherwise)."""
+    try:
+        async with request.app.state.db.sessions() as session:
+            await session.execute(text("SELECT 1"))
+    except Exception as error:  # any failure to reach the database means not ready
+        logging.getLogger("junqi").warning("not ready: %s", error)
+        return JSONResponse({"status": "unavailable", "reason": "database"}, status_code=503)
+    return JSONResponse({"status": "ready"})
+
+
+@router.get("/metrics")
+async def metrics(request: Request) -> Response:
+    """The Prometheus text format."""
+    registry = request.app.state.metrics.registry
+    return Response(generate_latest(registry), media_type=CONTENT_TYPE_LATEST)
+
+
+def json_logging(level: str = "INFO") -> None:
+    """Every log line as one JSON object (time, level, logger, message and any extras)."""
+    handler = logging.StreamHandler()
+    handler.setFormatter(
+        JsonFormatter("%(asctime)s %(levelname)s %(name)s %(message)s", timestamp=True)
+    )
+    for name in ("junqi", "uvicorn", "uvicorn.error", "uvicorn.access"):
+        logger = logging.getLogger(name)
+        logger.handlers = [handler]
+        logger.setLevel(level)
+        logger.propagate = False
