@@ -13,6 +13,7 @@ import json
 import random
 import threading
 from collections.abc import Iterator
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
@@ -250,3 +251,49 @@ def test_a_newcomer_plays_at_once_against_bots(server: str, browser: Browser) ->
     )
     shot(page, "5-bots")
     assert errors == []
+
+
+def test_the_lobby_shows_the_leaderboard_my_games_and_an_escape_warning(
+    server: str, browser: Browser
+) -> None:
+    """Four registered players sit at a table; one leaves once the game has begun (an escape,
+    scored −2); signed in as that player, the lobby shows it all."""
+    names = ["甲兵", "乙兵", "丙兵", "丁兵"]
+    tokens = [
+        httpx.post(f"{server}/api/auth/register", json={"name": n, "password": "secret-pw"}).json()[
+            "token"
+        ]
+        for n in names
+    ]
+    url = server.replace("http", "ws") + "/ws?token="
+    with ExitStack() as stack:
+        sockets = [stack.enter_context(connect(url + token)) for token in tokens]
+
+        def request(ws: Any, message: dict[str, Any]) -> dict[str, Any]:
+            ws.send(json.dumps({"id": 1, **message}))
+            while True:
+                reply: dict[str, Any] = json.loads(ws.recv(timeout=30))
+                if reply["type"] in ("ok", "error") and reply.get("ref") == 1:
+                    assert reply["type"] == "ok", reply
+                    return reply
+
+        table = request(sockets[0], {"type": "create_table", "room": "quick"})["table"]
+        for seat, ws in enumerate(sockets):
+            request(ws, {"type": "sit", "table": table, "seat": seat})
+        for ws in sockets:
+            request(ws, {"type": "ready", "table": table})
+        request(sockets[3], {"type": "leave", "table": table})  # the game has begun: an escape
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    page.goto(server)
+    page.fill("input[name=name]", "丁兵")
+    page.fill("input[name=password]", "secret-pw")
+    page.click("button[name=login]")
+    page.wait_for_selector("#my-games li")
+    assert "-2" in page.inner_text("#my-games")
+    page.wait_for_selector("#escapes:not([hidden])")
+    assert "(1)" in page.inner_text("#escapes")
+    page.wait_for_selector("#leaderboard li")
+    board = page.inner_text("#leaderboard")
+    assert all(name in board for name in names)
+    assert board.strip().splitlines()[-1].startswith("丁兵")  # last, with −2
+    shot(page, "6-standings")

@@ -133,8 +133,11 @@ function showLobby() {
       <table><tr><th></th><th>${t("points")}</th><th>${t("titleOf")}</th><th>${t("record")}</th></tr>
       ${profile.map((s) => `<tr><td>${s.variant}</td><td>${s.points}</td><td>${s.title}</td><td>${s.wins}/${s.losses}/${s.draws}</td></tr>`).join("")}
       </table>
+      <p id="escapes" class="warning" hidden></p>
+      <h2>${t("myGames")}</h2><ul id="my-games"></ul>
       <h2>${t("games")}</h2><ul id="games"></ul>
     </section>
+    <section class="panel" id="leaderboard"><h2>${t("leaderboard")}</h2><ol></ol></section>
     <section class="panel" id="chat"><h2>${t("chat")}</h2><div class="lines"></div>
       <form><input name="text" maxlength="200"><button>${t("send")}</button></form></section>`;
   $("#play-now").onclick = async () => {
@@ -165,12 +168,34 @@ function showLobby() {
   main.querySelectorAll("button.watch").forEach((b) => { b.onclick = () => openTable(b.dataset.table); });
   chatForm("lobby");
   drawChat();
+  drawStandings();
   api.call("GET", "/api/games?limit=10").then((games) => {
     const list = $("#games");
     if (!list) return;
     list.innerHTML = games.filter((g) => g.status === "finished").map((g) =>
       `<li><a href="#replay/${g.id}" class="replay-link" data-game="${g.id}">${g.variant} ${g.players.map((p) => esc(p.name)).join(" · ")}</a></li>`).join("");
     list.querySelectorAll("a").forEach((a) => { a.onclick = (e) => { e.preventDefault(); showReplay(a.dataset.game); }; });
+  });
+}
+
+function drawStandings() {
+  api.call("GET", "/api/leaderboard?limit=10").then((ranks) => {
+    const list = $("#leaderboard ol");
+    if (list) list.innerHTML = ranks.map((r) =>
+      `<li><b>${esc(r.name)}</b> ${r.points} <small>${esc(r.title)} ${r.wins}/${r.losses}/${r.draws}</small></li>`).join("");
+  });
+  api.call("GET", `/api/users/${encodeURIComponent(state.user.name)}/games?limit=5`).then((games) => {
+    const list = $("#my-games");
+    if (list) list.innerHTML = games.map((g) =>
+      `<li>${esc(g.variant)} ${esc(t(g.outcome === "draw" ? "drawn" : g.outcome))} <b>${g.points > 0 ? "+" : ""}${g.points}</b> <small>${esc(g.reason ?? "")}</small></li>`).join("");
+  });
+  api.call("GET", "/api/me/escapes").then((standing) => {
+    const box = $("#escapes");
+    if (!box || !standing.escapes) return;
+    box.hidden = false;
+    box.textContent = standing.banned_until
+      ? `${t("escapeBan")} ${new Date(standing.banned_until).toLocaleString()}`
+      : `${t("escapeWarning")} (${standing.escapes})`;
   });
 }
 

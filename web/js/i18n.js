@@ -17,6 +17,8 @@ const WORDS = {
     games: "最近对局", deadline: "剩余", options: "桌规", moveSeconds: "每步秒数",
     playNow: "马上开始 (机器人)", addBot: "加机器人", standIn: "托管", botLevel: "机器人水平",
     information: "明暗", hidden: "暗棋", partnersOpen: "双明", open: "明棋", scouting: "工兵侦察",
+    leaderboard: "排行榜", myGames: "我的对局", escapeWarning: "逃跑警告: 再逃跑将被禁止入座",
+    escapeBan: "逃跑过多, 暂停入座至",
   },
   en: {
     title: "Junqi", guest: "Play as guest", login: "Sign in", register: "Register", name: "Name",
@@ -37,7 +39,9 @@ const WORDS = {
     playNow: "Play now (with bots)", addBot: "Add a bot", standIn: "Bot stands in for absent players",
     botLevel: "Bot level",
     information: "Information", hidden: "hidden", partnersOpen: "partners open", open: "open",
-    scouting: "Engineer scouting",
+    scouting: "Engineer scouting", leaderboard: "Leaderboard", myGames: "My games",
+    escapeWarning: "Escape warning: escape again and you may not sit for a while",
+    escapeBan: "Too many escapes: no seat at tables until",
   },
 };
 
