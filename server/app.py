@@ -17,6 +17,7 @@ from server import accounts, admin, games, layouts, lobby, observability, realti
 from server.broker import InMemoryBroker
 from server.config import Settings, get_settings
 from server.db import Database, migrate
+from server.limits import RateLimits
 from server.store import Store
 
 
@@ -52,7 +53,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         metrics.count_live_tables(lambda: sum(t.in_game for t in app.state.lobby.tables.values()))
         lag = asyncio.create_task(metrics.watch_loop_lag())
         await app.state.lobby.restore()  # the games running when the server stopped go on
-        app.state.chat_times = {}  # user id -> times of recent chat lines (rate limit)
+        app.state.limits = RateLimits(
+            settings.sign_ins_per_minute,
+            settings.tables_per_minute,
+            settings.actions_per_10_seconds,
+            settings.chat_per_minute,
+        )
         try:
             yield
         finally:

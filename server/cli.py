@@ -34,9 +34,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(f"Junqi platform on http://{host}:{port}/ (database {settings.database_url})")
     if settings.log_json:
         json_logging()
-        uvicorn.run(create_app(settings), host=host, port=port, log_config=None)
-    else:
-        uvicorn.run(create_app(settings), host=host, port=port, log_level="info")
+    uvicorn.run(
+        create_app(settings),
+        host=host,
+        port=port,
+        log_config=None if settings.log_json else uvicorn.config.LOGGING_CONFIG,
+        log_level="info",
+        # frames far beyond the largest message are cut off before they are read into memory
+        ws_max_size=settings.max_message_bytes * 4,
+    )
     return 0
 
 

@@ -67,6 +67,11 @@ class Settings(BaseSettings):
     max_message_bytes: int = 16 * 1024
     chat_max_chars: int = 200
     chat_per_minute: int = 20
+    sign_ins_per_minute: int = 30  # registrations, logins and guest entries per address
+    tables_per_minute: int = 10  # tables a user may create (play now included)
+    actions_per_10_seconds: int = 40  # game actions a user may send
+    allowed_origins: list[str] = Field(default_factory=list)  # of web pages that may open
+    # sockets; empty: the page must come from this server itself (same host and port)
     heartbeat_seconds: float = 20.0
     log_json: bool = True  # log lines as JSON objects (structured logs); False: uvicorn's text
     bot_workers: int = 2  # processes in which bots think

@@ -14,9 +14,9 @@ import contextlib
 import functools
 import json
 import time
-from collections import deque
 from datetime import UTC, datetime
 from typing import Annotated, Any, Literal
+from urllib.parse import urlsplit
 
 from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 from pydantic import BaseModel, Field, TypeAdapter, ValidationError
@@ -24,6 +24,7 @@ from pydantic import BaseModel, Field, TypeAdapter, ValidationError
 from server import moderation
 from server.accounts import user_for_token
 from server.broker import Subscription
+from server.limits import RateLimits
 from server.lobby import LOBBY_TOPIC, Lobby
 from server.models import User
 from server.penalties import escape_standing
@@ -158,6 +159,8 @@ ClientMessage = Annotated[
     Field(discriminator="type"),
 ]
 _parse = TypeAdapter(ClientMessage)
+# messages under a rate limit (server.limits), by the limiter they count against
+LIMITED: dict[type[BaseModel], str] = {CreateTable: "tables", PlayNow: "tables", Act: "actions"}
 
 
 class Connection:
@@ -171,7 +174,7 @@ class Connection:
         self.forwarders: dict[str, asyncio.Task[None]] = {}
         self.watching: set[str] = set()
         # chat lines per user, shared by all of the user's sockets
-        self.chat_times: deque[float] = ws.app.state.chat_times.setdefault(user.id, deque())
+        self.limits: RateLimits = ws.app.state.limits
         self.send_lock = asyncio.Lock()
 
     async def send(self, message: dict[str, Any]) -> None:
@@ -242,6 +245,9 @@ class Connection:
 
     async def dispatch(self, m: BaseModel) -> dict[str, Any] | None:
         user = self.user
+        limit = LIMITED.get(type(m))
+        if limit is not None and not getattr(self.limits, limit).allow(user.id):
+            raise TableError("rate_limited", f"too many {limit} requests; wait a little")
         if isinstance(m, Ping):
             await self.send({"type": "pong", "ref": m.id, "at": time.time()})
         elif isinstance(m, WatchLobby):
@@ -379,12 +385,9 @@ class Connection:
         limit = self.settings.chat_max_chars
         if len(m.text) > limit:
             raise TableError("too_long", f"chat lines are at most {limit} characters")
-        now = time.time()
-        while self.chat_times and now - self.chat_times[0] > 60:
-            self.chat_times.popleft()
-        if len(self.chat_times) >= self.settings.chat_per_minute:
+        if not self.limits.chat.allow(self.user.id):
             raise TableError("rate_limited", "too many chat lines; wait a little")
-        self.chat_times.append(now)
+        now = time.time()
         line = {
             "type": "chat",
             "channel": m.channel,
@@ -427,6 +430,18 @@ class Connection:
             self.unfollow(topic)
 
 
+def origin_allowed(ws: WebSocket, allowed: list[str]) -> bool:
+    """A browser names the page that opens a socket (Origin): only our own pages, or those
+    configured, may (so another site cannot play with a visitor's token). Clients that are not
+    browsers send no Origin."""
+    origin = ws.headers.get("origin")
+    if origin is None:
+        return True
+    if allowed:
+        return origin in allowed
+    return urlsplit(origin).netloc == ws.headers.get("host")
+
+
 @router.websocket("/ws")
 async def socket(ws: WebSocket) -> None:
     app = ws.app
@@ -438,6 +453,9 @@ async def socket(ws: WebSocket) -> None:
         return
     if user.banned(datetime.now(UTC)):
         await ws.close(code=BANNED, reason="banned")
+        return
+    if not origin_allowed(ws, app.state.settings.allowed_origins):
+        await ws.close(code=4403, reason="this page may not open sockets here")
         return
     await ws.accept()
     app.state.metrics.connections.inc()
