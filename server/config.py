@@ -69,7 +69,7 @@ class Settings(BaseSettings):
     chat_per_minute: int = 20
     sign_ins_per_minute: int = 30  # registrations, logins and guest entries per address
     tables_per_minute: int = 10  # tables a user may create (play now included)
-    actions_per_10_seconds: int = 40  # game actions a user may send
+    actions_per_10_seconds: int = 100  # game actions a user may send
     allowed_origins: list[str] = Field(default_factory=list)  # of web pages that may open
     # sockets; empty: the page must come from this server itself (same host and port)
     heartbeat_seconds: float = 20.0

@@ -30,6 +30,7 @@ def live_server(tmp_path: Path, rooms: list[dict[str, Any]]) -> Iterator[str]:
         **os.environ,
         "JUNQI_DATABASE_URL": f"sqlite+aiosqlite:///{tmp_path / 'live.db'}",
         "JUNQI_ROOMS": json.dumps(rooms),
+        "JUNQI_ACTIONS_PER_10_SECONDS": "100000",  # scripted clients play far faster than people
     }
     process = subprocess.Popen(
         [
