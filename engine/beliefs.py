@@ -203,8 +203,10 @@ class Beliefs:
                             changed = True
 
     def table(self) -> dict[str, dict[str, float]]:
-        """The beliefs as plain data: station -> {rank key: probability}."""
-        return {
-            station: {r.value: p for r, p in guess.probabilities().items()}
-            for station, guess in self.pieces.items()
-        }
+        """The beliefs as plain data: station -> {rank key: probability} (the keys are
+        ``Rank`` members, which are their own keys as strings)."""
+        out: dict[str, dict[str, float]] = {}
+        for station, guess in self.pieces.items():
+            total = sum(guess.weights.values())
+            out[station] = {rank: weight / total for rank, weight in guess.weights.items()}
+        return out

@@ -14,8 +14,8 @@ from engine.bot import choose_action
 from tests.engine.game_helpers import Pieces, setup
 from tests.engine.leaks import Knowledge, check_events, check_view
 
-GAMES = 120  # seeded games per variant with the quick (easy) bots
-SEARCHED = 4  # seeded games per variant and searching level
+GAMES = 200  # seeded games per variant with the quick (easy) bots
+SEARCHED = {"normal": 3, "hard": 1}  # seeded games per variant with a searching bot
 
 
 def bots(variant: str, levels: list[str]) -> dict[int, Bot]:
@@ -36,7 +36,7 @@ def test_hundreds_of_bot_games_end_with_legal_actions_only(variant: str) -> None
 @pytest.mark.parametrize("variant", sorted(engine.VARIANTS))
 @pytest.mark.parametrize("level", ["normal", "hard"])
 def test_searching_bots_play_whole_games(variant: str, level: str) -> None:
-    for seed in range(SEARCHED):
+    for seed in range(SEARCHED[level]):
         final = play(variant, seed, bots(variant, [level, "easy"]))
         assert final.result is not None
 
@@ -193,7 +193,7 @@ def test_a_bot_is_given_its_view_and_its_events_and_nothing_more(variant: str) -
         knowledge[0].after(before, action, after)
         now[:] = [after]
 
-    for seed in range(3):
+    for seed in range(2):
         now.clear()
         knowledge.clear()
         players = {s: Watched(variant, s, "normal") for s in seats}
