@@ -13,7 +13,7 @@ from fastapi import APIRouter, HTTPException, Request
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from engine import VARIANTS, MalformedInput, get_board, get_variant
+from engine import VARIANTS, EngineError, MalformedInput, get_board, get_variant
 from server.broker import InMemoryBroker
 from server.config import RoomConfig
 from server.models import Room, User
@@ -112,7 +112,13 @@ class Lobby:
         for table_id, data, record in await self.store.live_tables():
             room = RoomConfig.model_validate(data["room"])
             table = self.new_table(table_id, room)
-            saved_at = table.restore(data, record)
+            try:
+                saved_at = table.restore(data, record)
+            except (EngineError, KeyError, TypeError, ValueError):
+                # a record this version cannot replay: the server must start all the same
+                log.exception("table %s could not be taken back; dropped", table_id)
+                await self.store.drop_table(table_id)
+                continue
             self.tables[table.id] = table
             table.start()
             await table.call(functools.partial(table.resume_after_restart, saved_at))

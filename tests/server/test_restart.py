@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import sqlite3
 import time
 from contextlib import ExitStack
 from pathlib import Path
@@ -106,3 +107,22 @@ def test_bots_play_on_after_a_restart(tmp_path: Path) -> None:
         # the bot, rebuilt from the saved table, answers
         me.until(lambda m: m["type"] == "update" and m["snapshot"]["game"]["total_moves"] > moves)
         assert me.game["to_move"] == 0
+
+
+def test_a_table_that_cannot_be_taken_back_does_not_stop_the_server(tmp_path: Path) -> None:
+    path = tmp_path / "broken.db"
+    settings = make_settings(f"sqlite+aiosqlite:///{path}")
+    settings.rooms = [RoomConfig(id="quick", name="quick", variant="liangguo")]
+    with TestClient(create_app(settings)) as client, ExitStack() as stack:
+        alice, bob = connect(stack, client, "alice"), connect(stack, client, "bob")
+        table = alice.request({"type": "create_table", "room": "quick"})["table"]
+        alice.request({"type": "sit", "table": table, "seat": 0})
+        bob.request({"type": "sit", "table": table, "seat": 1})
+        start_game(alice, bob, table, 3)
+    with sqlite3.connect(path) as db:  # a record no version can read
+        assert db.execute("UPDATE live_tables SET record = '{}'").rowcount == 1
+    with TestClient(create_app(settings)) as client:
+        assert client.get("/ready").json() == {"status": "ready"}
+        assert client.get(f"/api/tables/{table}").status_code == 404
+    with sqlite3.connect(path) as db:
+        assert db.execute("SELECT count(*) FROM live_tables").fetchone() == (0,)
