@@ -137,3 +137,25 @@ def test_a_bot_takes_over_when_the_grace_runs_out_and_hands_back(tmp_path: Path)
         back.request({"type": "open", "table": table})
         assert back.snapshot is not None
         assert back.snapshot["seats"][1]["taken_over"] is False  # handed back
+
+
+def test_a_table_of_four_bots_plays_to_the_end_while_people_watch(
+    sqlite_client: TestClient,
+) -> None:
+    with ExitStack() as stack:
+        watcher = connect(stack, sqlite_client, "watcher")
+        table = watcher.request({"type": "create_table", "room": "siguo-fast"})["table"]
+        watcher.request({"type": "open", "table": table})
+        for seat in range(4):
+            level = ("easy", "normal")[seat % 2]
+            reply = watcher.request(
+                {"type": "add_bot", "table": table, "seat": seat, "level": level}
+            )
+            assert reply["type"] == "ok", reply
+        over = watcher.until(
+            lambda m: m["type"] == "update" and m["snapshot"]["status"] == "finished", limit=5000
+        )
+        result = over["snapshot"]["game"]["result"]
+        assert result["reason"] in ("elimination", "no_capture", "surrender")
+        assert watcher.snapshot is not None and watcher.snapshot["you"] is None  # a spectator
+        assert audit(watcher.received, None) > 0  # it saw moves, and no hidden rank
