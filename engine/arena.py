@@ -16,7 +16,7 @@ from typing import Any, Protocol
 
 from engine.actions import Action, action_from_dict
 from engine.beliefs import Beliefs
-from engine.bot import attack_value, choose_action
+from engine.bot import choose_action, sure_gains
 from engine.events import Event
 from engine.game import apply, new_game
 from engine.state import GameState, Phase
@@ -73,16 +73,8 @@ class GreedyPlayer(RandomPlayer):
     def decide(self, view: dict[str, Any], rng: random.Random) -> dict[str, Any] | None:
         if view["phase"] != "playing" or not view.get("legal_moves"):
             return super().decide(view, rng)
-        pieces = {p["station"]: p for p in view["pieces"]}
-
-        def sure_gain(move: tuple[str, str]) -> float:
-            other = pieces.get(move[1])
-            if other is None or "rank" not in other:
-                return 0.0
-            return attack_value(pieces[move[0]].get("rank"), other["rank"], None)
-
-        moves = [(o, t) for o, targets in view["legal_moves"].items() for t in targets]
-        origin, target = max(moves, key=lambda m: (sure_gain(m), rng.random()))
+        gains = sure_gains(view)
+        origin, target = max(gains, key=lambda m: (gains[m], rng.random()))
         return {"type": "move", "origin": origin, "target": target}
 
 

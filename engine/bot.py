@@ -109,7 +109,7 @@ def choose_action(
     if view.get("to_move") != seat:
         return None
     flips = view.get("flippable") or []
-    if flips and not (view.get("legal_moves") and sure_gain(view)):
+    if flips and not (view.get("legal_moves") and max(sure_gains(view).values()) > 0):
         # 翻棋: with nothing to win by a move, turn a piece up (a flip also resets the draw count)
         return {"type": "flip", "station": rng.choice(flips)}
     if view.get("legal_moves"):
@@ -118,16 +118,17 @@ def choose_action(
     return None
 
 
-def sure_gain(view: dict[str, Any]) -> bool:
-    """Whether a legal move hits a piece whose rank the seat sees, for a gain."""
+def sure_gains(view: dict[str, Any]) -> dict[tuple[str, str], float]:
+    """Every legal move with what it surely wins: hitting a piece whose rank the seat sees is
+    worth ``attack_value``; anything else 0."""
     pieces = {p["station"]: p for p in view["pieces"]}
-    return any(
-        target in pieces
-        and "rank" in pieces[target]
-        and attack_value(pieces[origin].get("rank"), pieces[target]["rank"], None) > 0
-        for origin, targets in view["legal_moves"].items()
-        for target in targets
-    )
+    gains = {}
+    for origin, targets in view["legal_moves"].items():
+        for target in targets:
+            seen = pieces.get(target, {}).get("rank")
+            rank = pieces[origin].get("rank")
+            gains[origin, target] = 0.0 if seen is None else attack_value(rank, seen, None)
+    return gains
 
 
 def mine_in_the_other_hq(
@@ -214,7 +215,8 @@ def choose_move(
     if settings.samples and searchable(view):
         # every fight, every step beside its own flag (to block), the best other quiet moves
         sides = flag_sides(board, seat, pieces)
-        quiet = sorted((m for m in quick if m not in fights), key=quick.__getitem__)
+        fought = set(fights)
+        quiet = sorted((m for m in quick if m not in fought), key=quick.__getitem__)
         guards = [m for m in quiet if m[1] in sides]
         candidates = fights + guards + [m for m in quiet[-settings.width :] if m[1] not in sides]
         gains = expected_gains(view, guesses, rng, candidates, settings.samples, settings.rounds)

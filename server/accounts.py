@@ -98,14 +98,19 @@ class LoginOut(BaseModel):
     user: UserOut
 
 
-class StandingOut(BaseModel):
-    variant: str
+class RecordOut(BaseModel):
+    """Points, the title they give and the game record (in a variant, or over all)."""
+
     points: int
     title: str
     level: int
     wins: int
     losses: int
     draws: int
+
+
+class StandingOut(RecordOut):
+    variant: str
 
 
 class ProfileOut(BaseModel):

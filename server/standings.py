@@ -15,22 +15,16 @@ from sqlalchemy import func, select
 
 from engine import VARIANTS
 from engine.levels import title_for
-from server.accounts import CurrentUser, Session
+from server.accounts import CurrentUser, RecordOut, Session
 from server.models import Game, GameSeat, Standing, User
 from server.penalties import escape_standing
 
 router = APIRouter(prefix="/api", tags=["standings"])
 
 
-class Rank(BaseModel):
+class Rank(RecordOut):
     place: int
     name: str
-    points: int
-    title: str
-    level: int
-    wins: int
-    losses: int
-    draws: int
 
 
 class ScoredGame(BaseModel):
