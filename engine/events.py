@@ -31,6 +31,35 @@ class Event:
                 out[name] = value
         return out
 
+    def to_dict(self) -> dict[str, Any]:
+        """The whole event, secrets and audiences included (for keeping, never for a viewer)."""
+        return {
+            "kind": self.kind,
+            "data": dict(self.data),
+            "secrets": {
+                name: [value, _audience_list(audience)]
+                for name, (value, audience) in self.secrets.items()
+            },
+            "audience": _audience_list(self.audience),
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Event:
+        return cls(
+            data["kind"],
+            data["data"],
+            {name: (value, _audience(seats)) for name, (value, seats) in data["secrets"].items()},
+            _audience(data["audience"]),
+        )
+
+
+def _audience_list(audience: Audience) -> list[int] | None:
+    return None if audience is None else sorted(audience)
+
+
+def _audience(seats: list[int] | None) -> Audience:
+    return None if seats is None else frozenset(seats)
+
 
 def sees(audience: Audience, viewer: int | None) -> bool:
     return audience is None or (viewer is not None and viewer in audience)

@@ -5,13 +5,15 @@ from __future__ import annotations
 import hashlib
 import re
 import secrets
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable, Coroutine
 from datetime import UTC, datetime, timedelta
-from typing import Annotated
+from typing import Annotated, Any
 
 from argon2 import PasswordHasher
 from argon2.exceptions import VerificationError
-from fastapi import APIRouter, Depends, HTTPException, Request, status
+from fastapi import APIRouter, Depends, HTTPException, Path, Request, Response, status
+from fastapi.exceptions import RequestValidationError
+from fastapi.routing import APIRoute
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from pydantic import BaseModel, Field
 from sqlalchemy import select
@@ -23,10 +25,70 @@ from engine.levels import title_for
 from server.models import Standing, Token, User
 from server.moderation import ban_message
 
-router = APIRouter(prefix="/api", tags=["accounts"])
 _hasher = PasswordHasher()
 _bearer = HTTPBearer(auto_error=False)
 NAME_PATTERN = re.compile(r"^[\w\u4e00-\u9fff-]{2,20}$")
+NO_NUL = r"^[^\x00]*$"  # text for the database: PostgreSQL refuses NUL characters in strings
+Name = Annotated[str, Path(pattern=NO_NUL)]  # a user name in a path
+
+
+_MESSAGE = {"type": "object", "required": ["detail"], "properties": {"detail": {"type": "string"}}}
+_FIELD_ERROR = {
+    "type": "object",
+    "required": ["loc", "msg", "type"],
+    "properties": {
+        "loc": {"type": "array", "items": {"anyOf": [{"type": "string"}, {"type": "integer"}]}},
+        "msg": {"type": "string"},
+        "type": {"type": "string"},
+    },
+}
+# For the routes that refuse with a message of their own too (``responses=REFUSALS``): a 422 is
+# FastAPI's validation errors or that message; ``NOT_FOUND`` a 404 with a message. Both JSON even
+# where the route answers text (FastAPI documents a ``model`` in the route's own media type).
+REFUSALS: dict[int | str, dict[str, Any]] = {
+    422: {
+        "description": "Invalid request: the validation errors, or a message",
+        "content": {
+            "application/json": {
+                "schema": {
+                    "type": "object",
+                    "required": ["detail"],
+                    "properties": {
+                        "detail": {
+                            "anyOf": [
+                                {"type": "string"},
+                                {"type": "array", "items": _FIELD_ERROR},
+                            ]
+                        }
+                    },
+                }
+            }
+        },
+    },
+}
+NOT_FOUND: dict[int | str, dict[str, Any]] = {
+    404: {"description": "Not found", "content": {"application/json": {"schema": _MESSAGE}}}
+}
+
+
+class SecretsStayRoute(APIRoute):
+    """Validation errors name the field at fault and why, without echoing what was sent
+    (FastAPI's ``input``): that may be a password."""
+
+    def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
+        handler = super().get_route_handler()
+
+        async def route(request: Request) -> Response:
+            try:
+                return await handler(request)
+            except RequestValidationError as error:
+                errors = [{k: v for k, v in e.items() if k != "input"} for e in error.errors()]
+                raise RequestValidationError(errors, endpoint_ctx=error.endpoint_ctx) from None
+
+        return route
+
+
+router = APIRouter(prefix="/api", tags=["accounts"], route_class=SecretsStayRoute)
 
 
 def token_hash(token: str) -> str:
@@ -82,7 +144,7 @@ CurrentUser = Annotated[User, Depends(current_user)]
 
 
 class Credentials(BaseModel):
-    name: str = Field(min_length=2, max_length=20, examples=["老司令"])
+    name: str = Field(min_length=2, max_length=20, pattern=NO_NUL, examples=["老司令"])
     password: str = Field(min_length=6, max_length=128)
 
 
@@ -132,7 +194,7 @@ def _hours(request: Request) -> int:
     return int(request.app.state.settings.token_hours)
 
 
-@router.post("/auth/register", response_model=LoginOut, status_code=201)
+@router.post("/auth/register", response_model=LoginOut, status_code=201, responses=REFUSALS)
 async def register(body: Credentials, session: Session, request: Request) -> LoginOut:
     """Create an account and log in."""
     _sign_in_allowed(request)
@@ -207,7 +269,7 @@ async def me(user: CurrentUser, session: Session) -> ProfileOut:
 
 
 @router.get("/users/{name}", response_model=ProfileOut)
-async def profile(name: str, session: Session) -> ProfileOut:
+async def profile(name: Name, session: Session) -> ProfileOut:
     user = (await session.execute(select(User).where(User.name == name))).scalar_one_or_none()
     if user is None:
         raise HTTPException(404, f"no user {name!r}")

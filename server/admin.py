@@ -20,7 +20,7 @@ from server import moderation
 from server.accounts import CurrentUser, Session
 from server.lobby import Lobby
 from server.models import AuditEntry, Game, GameSeat, User, aware
-from server.tables import Table, TableError
+from server.tables import TableError
 
 router = APIRouter(prefix="/admin", tags=["admin"])
 
@@ -102,16 +102,12 @@ async def _user(session: Session, name: str) -> User:
     return user
 
 
-def _table(request: Request, table_id: str) -> Table:
-    lobby: Lobby = request.app.state.lobby
-    try:
-        return lobby.table(table_id)
-    except TableError as error:
-        raise HTTPException(404, error.message) from None
-
-
 def _refused(error: TableError) -> HTTPException:
-    return HTTPException(409, f"{error.code}: {error.message}")
+    if error.code == "no_table":
+        return HTTPException(404, error.message)
+    return HTTPException(
+        503 if error.code == "unavailable" else 409, f"{error.code}: {error.message}"
+    )
 
 
 # --- looking ------------------------------------------------------------------------------------
@@ -132,7 +128,7 @@ async def users(
 async def tables(_: Admin, request: Request) -> list[dict[str, Any]]:
     """The live tables with their seats, status and running game."""
     lobby: Lobby = request.app.state.lobby
-    return [{**t.listing(), "game_id": t.game_id} for t in lobby.tables.values()]
+    return [{**e["listing"], "game_id": e["game"]} for e in lobby.entries.values()]
 
 
 @router.get("/games")
@@ -204,10 +200,11 @@ async def kick(table_id: str, body: KickIn, admin: Admin, request: Request) -> d
     """Remove the player on a seat. Before a game: just the seat. During one: with
     ``penalty`` the player escapes (scored as an escape), without it the game is dissolved
     as a draw in which nobody scores."""
-    table = _table(request, table_id)
+    lobby: Lobby = request.app.state.lobby
+    sessions = request.app.state.db.sessions
     try:
         return await moderation.kick(
-            request.app.state.db.sessions, table, body.seat, body.penalty, admin, body.reason
+            sessions, lobby, table_id, body.seat, body.penalty, admin, body.reason
         )
     except TableError as error:
         raise _refused(error) from None
@@ -216,14 +213,14 @@ async def kick(table_id: str, body: KickIn, admin: Admin, request: Request) -> d
 @router.post("/tables/{table_id}/dissolve")
 async def dissolve(table_id: str, body: ReasonIn, admin: Admin, request: Request) -> dict[str, Any]:
     """End the table's running game as a draw in which nobody scores."""
-    table = _table(request, table_id)
+    lobby: Lobby = request.app.state.lobby
     try:
-        game_id = await moderation.dissolve(
-            request.app.state.db.sessions, table, admin, body.reason
+        done = await moderation.dissolve(
+            request.app.state.db.sessions, lobby, table_id, admin, body.reason
         )
     except TableError as error:
         raise _refused(error) from None
-    return {"game_id": game_id}
+    return {"game_id": done["game_id"]}
 
 
 @router.post("/users/{name}/penalty")

@@ -1,8 +1,15 @@
-"""The FastAPI application: one lifespan owns the database, the broker and the lobby."""
+"""The FastAPI application: one lifespan owns the database, the broker and the lobby.
+
+With ``JUNQI_REDIS_URL`` set, the process is one node of a cluster: the broker goes through
+Redis and tables are owned, kept and taken over through it (``server.cluster``).
+"""
 
 from __future__ import annotations
 
 import asyncio
+import os
+import secrets
+import socket
 from collections.abc import AsyncIterator
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import asynccontextmanager
@@ -11,10 +18,12 @@ from typing import Any
 
 from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
+from redis import asyncio as aioredis
 
 from engine.bot import decide
 from server import accounts, admin, games, layouts, lobby, observability, realtime, standings
-from server.broker import InMemoryBroker
+from server.broker import InMemoryBroker, RedisBroker
+from server.cluster import Cluster
 from server.config import Settings, get_settings
 from server.db import Database, migrate
 from server.limits import RateLimits
@@ -28,9 +37,19 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         await migrate(settings.database_url)
         db = Database(settings.database_url)
-        broker = InMemoryBroker()
+        broker: InMemoryBroker
+        cluster = redis = None
+        if settings.redis_url:
+            node = f"{socket.gethostname()}-{os.getpid()}-{secrets.token_hex(3)}"
+            redis = aioredis.from_url(settings.redis_url, decode_responses=True)
+            broker = RedisBroker(redis, node)
+            cluster = Cluster(redis, broker, node, settings.lease_seconds)
+        else:
+            broker = InMemoryBroker()
+        await broker.start()
         app.state.settings = settings
         app.state.db = db
+        app.state.redis = redis
         app.state.broker = broker
         rooms = await lobby.load_rooms(db.sessions, settings.rooms)
         # bots think in worker processes, never on the event loop
@@ -49,10 +68,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             return action
 
         metrics = app.state.metrics = observability.Metrics()
-        app.state.lobby = lobby.Lobby(rooms, broker, Store(db.sessions), think, metrics)
+        app.state.lobby = lobby.Lobby(rooms, broker, Store(db.sessions), think, metrics, cluster)
         metrics.count_live_tables(lambda: sum(t.in_game for t in app.state.lobby.tables.values()))
         lag = asyncio.create_task(metrics.watch_loop_lag())
-        await app.state.lobby.restore()  # the games running when the server stopped go on
+        await app.state.lobby.start()  # the games running when the server stopped go on
         app.state.limits = RateLimits(
             settings.sign_ins_per_minute,
             settings.tables_per_minute,
@@ -64,6 +83,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         finally:
             lag.cancel()
             await app.state.lobby.close()
+            await broker.close()
+            if redis is not None:
+                await redis.aclose()
             workers.shutdown(cancel_futures=True)
             await db.close()
 

@@ -1,14 +1,23 @@
 """The broker: publish/subscribe between the tables, the lobby and the socket connections.
 
-``InMemoryBroker`` serves one process (the default). A Redis backend with the same interface
-lets several processes share lobby and table traffic (see the scale-out issue).
+``InMemoryBroker`` serves one process (the default). ``RedisBroker`` has the same interface and
+carries every topic through Redis channels, so that several server processes share lobby, chat and
+table traffic: a message published in one process reaches the subscribers of every process.
+Messages are JSON values.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import json
+import logging
 from collections import defaultdict
 from typing import Any
+
+import redis.asyncio as aioredis
+
+log = logging.getLogger("junqi")
 
 
 class Subscription:
@@ -27,19 +36,156 @@ class Subscription:
 
 
 class InMemoryBroker:
+    """Topics of one process."""
+
     def __init__(self) -> None:
         self.topics: dict[str, set[Subscription]] = defaultdict(set)
 
     def publish(self, topic: str, message: Any) -> None:
+        """Hand ``message`` to every subscriber of ``topic`` (in every process)."""
+        self.publish_local(topic, message)
+
+    def publish_local(self, topic: str, message: Any) -> None:
+        """Hand ``message`` to the subscribers of ``topic`` in this process only."""
         for subscription in list(self.topics.get(topic, ())):
             subscription.queue.put_nowait(message)
 
     def subscribe(self, topic: str) -> Subscription:
         subscription = Subscription(self, topic)
         self.topics[topic].add(subscription)
+        self.listen(topic)
         return subscription
 
+    async def subscribed(self, topic: str) -> None:
+        """Wait until messages published on ``topic`` from anywhere reach this process."""
+
+    def listen(self, topic: str) -> None:
+        """A first subscriber to ``topic`` in this process (nothing to do in one process)."""
+
     def unsubscribe(self, subscription: Subscription) -> None:
-        self.topics[subscription.topic].discard(subscription)
-        if not self.topics[subscription.topic]:
+        subscribers = self.topics.get(subscription.topic)
+        if subscribers is None:
+            return
+        subscribers.discard(subscription)
+        if not subscribers:
             del self.topics[subscription.topic]
+            self.forget(subscription.topic)
+
+    def forget(self, topic: str) -> None:
+        """The last subscriber to ``topic`` in this process left."""
+
+    async def start(self) -> None:
+        """Connect (nothing to connect to in one process)."""
+
+    async def close(self) -> None:
+        """Disconnect."""
+
+
+class RedisBroker(InMemoryBroker):
+    """Topics shared by every process connected to one Redis (a client that decodes
+    responses): a process subscribes to a topic's
+    channel while it has subscribers to it. Publishing is ordered: one writer task sends the
+    messages in the order they were published; subscribers in the publishing process get them
+    at once, the others through Redis."""
+
+    def __init__(self, redis: aioredis.Redis, node: str) -> None:
+        super().__init__()
+        self.redis = redis
+        self.node = node  # the messages of this process come back from Redis: they are skipped
+        # channels are not per database, as keys are: the database's number keeps clusters that
+        # share a Redis server (on different databases) apart
+        database = redis.connection_pool.connection_kwargs.get("db", 0)
+        self.prefix = f"junqi:{database}:topic:"
+        self.pubsub = redis.pubsub(ignore_subscribe_messages=True)
+        self.outbox: asyncio.Queue[tuple[str, str]] = asyncio.Queue()
+        self.channels: dict[str, asyncio.Future[None]] = {}  # topic -> subscribed in Redis
+        self.tasks: list[asyncio.Task[None]] = []
+
+    async def start(self) -> None:
+        # a channel of our own, so that the reader always has a subscription to wait on
+        await self.pubsub.subscribe(self.prefix + "node:" + self.node)
+        self.tasks = [
+            asyncio.create_task(self._read(), name="broker reader"),
+            asyncio.create_task(self._write(), name="broker writer"),
+        ]
+
+    async def close(self) -> None:
+        for task in self.tasks:
+            task.cancel()
+        for task in self.tasks:
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+        if not self.outbox.empty():  # the last words (a table gone) still go out
+            await self._send([self.outbox.get_nowait() for _ in range(self.outbox.qsize())])
+        with contextlib.suppress(Exception):
+            await self.pubsub.aclose()  # type: ignore[no-untyped-call]
+
+    def publish(self, topic: str, message: Any) -> None:
+        self.publish_local(topic, message)
+        envelope = json.dumps({"from": self.node, "message": message}, ensure_ascii=False)
+        self.outbox.put_nowait((self.prefix + topic, envelope))
+
+    def listen(self, topic: str) -> None:
+        if topic not in self.channels:
+            future = asyncio.get_running_loop().create_future()
+            self.channels[topic] = future
+            task = asyncio.create_task(self._subscribe(topic, future))
+            task.add_done_callback(lambda _: None)
+
+    async def _subscribe(self, topic: str, future: asyncio.Future[None]) -> None:
+        try:
+            await self.pubsub.subscribe(self.prefix + topic)
+        except Exception as error:  # the waiters hear of it; the next subscriber tries again
+            self.channels.pop(topic, None)
+            future.set_exception(error)
+        else:
+            future.set_result(None)
+
+    async def subscribed(self, topic: str) -> None:
+        future = self.channels.get(topic)
+        if future is not None:
+            await asyncio.shield(future)
+
+    def forget(self, topic: str) -> None:
+        future = self.channels.pop(topic, None)
+        if future is not None:
+            task = asyncio.create_task(self._unsubscribe(topic, future))
+            task.add_done_callback(lambda _: None)
+
+    async def _unsubscribe(self, topic: str, subscribing: asyncio.Future[None]) -> None:
+        with contextlib.suppress(Exception):
+            await subscribing
+            if topic not in self.channels:  # nobody subscribed again meanwhile
+                await self.pubsub.unsubscribe(self.prefix + topic)
+
+    async def _read(self) -> None:
+        while True:
+            try:
+                message = await self.pubsub.get_message(timeout=1.0)
+            except (ConnectionError, aioredis.ConnectionError, OSError):
+                log.warning("lost Redis pub/sub; reconnecting")
+                await asyncio.sleep(0.5)
+                continue
+            if message is None or message["type"] != "message":
+                continue
+            envelope = json.loads(message["data"])
+            if envelope["from"] == self.node:
+                continue
+            topic = message["channel"].removeprefix(self.prefix)
+            self.publish_local(topic, envelope["message"])
+
+    async def _write(self) -> None:
+        while True:
+            batch = [await self.outbox.get()]
+            while not self.outbox.empty():
+                batch.append(self.outbox.get_nowait())
+            await self._send(batch)
+
+    async def _send(self, batch: list[tuple[str, str]]) -> None:
+        try:
+            async with self.redis.pipeline(transaction=False) as pipe:
+                for channel, data in batch:
+                    pipe.publish(channel, data)
+                await pipe.execute()
+        except aioredis.RedisError:
+            log.exception("could not publish %d messages to Redis", len(batch))

@@ -3,16 +3,17 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Annotated, Any
 
-from fastapi import APIRouter, HTTPException
+from fastapi import APIRouter, HTTPException, Path, Query
 from sqlalchemy import select
 
 from engine import GameRecord, state_after, view
-from server.accounts import Session
+from server.accounts import NO_NUL, NOT_FOUND, REFUSALS, Session
 from server.models import Game, GameSeat, User
 
 router = APIRouter(prefix="/api/games", tags=["games"])
+GameId = Annotated[str, Path(pattern=NO_NUL)]
 
 
 async def _finished(session: Session, game_id: str) -> Game:
@@ -25,7 +26,7 @@ async def _finished(session: Session, game_id: str) -> Game:
 
 
 @router.get("")
-async def list_games(session: Session, limit: int = 50) -> list[dict[str, Any]]:
+async def list_games(session: Session, limit: int = Query(50, ge=1)) -> list[dict[str, Any]]:
     """The latest games, newest first (running games show their seed commitment only)."""
     rows = await session.execute(
         select(Game).order_by(Game.created_at.desc()).limit(min(limit, 200))
@@ -57,8 +58,8 @@ async def list_games(session: Session, limit: int = 50) -> list[dict[str, Any]]:
     return out
 
 
-@router.get("/{game_id}/record")
-async def record(game_id: str, session: Session) -> dict[str, Any]:
+@router.get("/{game_id}/record", responses=NOT_FOUND)
+async def record(game_id: GameId, session: Session) -> dict[str, Any]:
     """The full record (rules, seed, every action) of a finished game."""
     game = await _finished(session, game_id)
     assert game.record is not None
@@ -68,8 +69,8 @@ async def record(game_id: str, session: Session) -> dict[str, Any]:
     }
 
 
-@router.get("/{game_id}/replay/{step}")
-async def replay_step(game_id: str, step: int, session: Session) -> dict[str, Any]:
+@router.get("/{game_id}/replay/{step}", responses=REFUSALS | NOT_FOUND)
+async def replay_step(game_id: GameId, step: int, session: Session) -> dict[str, Any]:
     """The game after ``step`` recorded actions, everything revealed (the game is over)."""
     game = await _finished(session, game_id)
     assert game.record is not None

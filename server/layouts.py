@@ -2,23 +2,28 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter, HTTPException, Response
+from typing import Annotated
+
+from fastapi import APIRouter, HTTPException, Path, Response
 from fastapi.responses import PlainTextResponse
 from pydantic import BaseModel, Field
 from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 
 import engine
-from server.accounts import CurrentUser, Session
+from server.accounts import NO_NUL, NOT_FOUND, REFUSALS, CurrentUser, Session
 from server.models import SavedLayout
 
-router = APIRouter(prefix="/api/layouts", tags=["layouts"])
+router = APIRouter(prefix="/api/layouts", tags=["layouts"], responses=REFUSALS | NOT_FOUND)
+LayoutId = Annotated[int, Path(ge=1, le=2**31 - 1)]  # the column is a 32-bit integer
 
 
 class LayoutIn(BaseModel):
-    name: str = Field(min_length=1, max_length=64, examples=["稳守左旗"])
+    name: str = Field(min_length=1, max_length=64, pattern=NO_NUL, examples=["稳守左旗"])
     variant: str = Field(examples=["siguo"])
-    text: str = Field(max_length=2000, description="the layout file (engine text notation)")
+    text: str = Field(
+        max_length=2000, pattern=NO_NUL, description="the layout file (engine text notation)"
+    )
 
 
 class LayoutOut(LayoutIn):
@@ -115,6 +120,7 @@ async def parse(body: LayoutIn, seat: int = 0) -> ParsedOut:
 @router.post("/format", response_class=PlainTextResponse)
 async def format_file(body: DeployIn) -> PlainTextResponse:
     """A layout as its text file (export)."""
+    _hand(body)  # a known variant and one of its seats
     arm = {sid: key for sid, key in body.layout.items() if sid.startswith(f"{body.seat}:")}
     try:
         return PlainTextResponse(engine.format_layout(arm))
@@ -159,7 +165,7 @@ async def _own(session: Session, user_id: int, layout_id: int) -> SavedLayout:
 
 @router.put("/{layout_id}", response_model=LayoutOut)
 async def update_layout(
-    layout_id: int, body: LayoutIn, user: CurrentUser, session: Session
+    layout_id: LayoutId, body: LayoutIn, user: CurrentUser, session: Session
 ) -> LayoutOut:
     _check(body)
     row = await _own(session, user.id, layout_id)
@@ -169,14 +175,16 @@ async def update_layout(
 
 
 @router.delete("/{layout_id}", status_code=204)
-async def delete_layout(layout_id: int, user: CurrentUser, session: Session) -> Response:
+async def delete_layout(layout_id: LayoutId, user: CurrentUser, session: Session) -> Response:
     await session.delete(await _own(session, user.id, layout_id))
     await session.commit()
     return Response(status_code=204)
 
 
 @router.get("/{layout_id}/file", response_class=PlainTextResponse)
-async def export_layout(layout_id: int, user: CurrentUser, session: Session) -> PlainTextResponse:
+async def export_layout(
+    layout_id: LayoutId, user: CurrentUser, session: Session
+) -> PlainTextResponse:
     """The layout as a text file to download and edit by hand."""
     row = await _own(session, user.id, layout_id)
     return PlainTextResponse(

@@ -2,27 +2,34 @@
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import json
 import logging
 import uuid
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from fastapi import APIRouter, HTTPException, Request
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from engine import VARIANTS, EngineError, MalformedInput, get_board, get_variant
-from server.broker import InMemoryBroker
+from server.broker import InMemoryBroker, Subscription
 from server.config import RoomConfig
+from server.keeping import DatabaseKeeper, Keeper
 from server.models import Room, User
 from server.observability import Metrics
 from server.store import Store
-from server.tables import Table, TableError
+from server.tables import Services, Table, TableError
+
+if TYPE_CHECKING:
+    from server.cluster import Cluster
 
 router = APIRouter(prefix="/api", tags=["lobby"])
-LOBBY_TOPIC = "lobby"
+LOBBY_TOPIC = "lobby"  # the whole listing, for this process's lobby watchers
+TABLES_TOPIC = "tables"  # a table's lobby entry changed (any process)
+LISTING_DELAY = 0.05  # seconds
 
 log = logging.getLogger("junqi")
 
@@ -65,6 +72,9 @@ async def load_rooms(
 
 
 class Lobby:
+    """The rooms, the tables this process runs (``tables``) and the lobby entry of every table
+    of every process (``entries``); table commands go through ``run`` wherever the table is."""
+
     def __init__(
         self,
         rooms: list[RoomConfig],
@@ -72,6 +82,7 @@ class Lobby:
         store: Store,
         think: Callable[..., Awaitable[dict[str, Any] | None]] | None = None,
         metrics: Metrics | None = None,
+        cluster: Cluster | None = None,
     ) -> None:
         for room in rooms:
             if room.variant not in VARIANTS:
@@ -79,11 +90,40 @@ class Lobby:
         self.rooms = {room.id: room for room in rooms}
         self.broker = broker
         self.store = store
-        self.think = think
+        self.cluster = cluster
+        self.keeper: Keeper = DatabaseKeeper(store) if cluster is None else cluster.keeper
+        self.services = Services(
+            broker, store, self.keeper, self.changed, self.lost, think, metrics
+        )
         self.metrics = metrics
         self.tables: dict[str, Table] = {}
+        self.entries: dict[str, dict[str, Any]] = {}
+        self.listing_due = False
+        self.tasks: list[asyncio.Task[None]] = []
 
-    def create_table(
+    async def start(self) -> None:
+        """Follow the tables of every process, and take back the games left running."""
+        updates = self.broker.subscribe(TABLES_TOPIC)
+        await self.broker.subscribed(TABLES_TOPIC)
+        self.tasks.append(asyncio.create_task(self._follow(updates), name="lobby"))
+        if self.cluster is not None:
+            await self.cluster.start(self)
+        else:
+            for table_id in await self.keeper.kept():
+                await self.adopt(table_id)
+
+    async def close(self) -> None:
+        for task in self.tasks:
+            task.cancel()
+        for table in self.tables.values():
+            await table.stop()
+        if self.cluster is not None:
+            for table in self.tables.values():
+                if not table.in_game:  # kept tables go to another node; the others end here
+                    self.forget(table.id)
+            await self.cluster.close()
+
+    async def create_table(
         self, room_id: str, options: dict[str, Any] | None = None, stand_in: bool = False
     ) -> Table:
         """A new table of the room; ``options`` change the room's rule options for it;
@@ -98,48 +138,113 @@ class Lobby:
             except MalformedInput as error:
                 raise TableError("bad_options", str(error)) from None
             room = room.model_copy(update={"options": merged})
-        if sum(t.room.id == room_id for t in self.tables.values()) >= room.tables:
+        if sum(e["listing"]["room"] == room_id for e in self.entries.values()) >= room.tables:
             raise TableError("room_full", f"room {room_id} has no free table")
-        table = self.new_table(uuid.uuid4().hex[:12], room)
+        table = Table(uuid.uuid4().hex[:12], room, self.services)
         table.stand_in = stand_in
+        if self.cluster is not None:
+            await self.cluster.claim(table.id)
         self.tables[table.id] = table
         table.start()
         self.changed(table)
         return table
 
-    async def restore(self) -> None:
-        """Take back every table whose game was running when the server stopped."""
-        for table_id, data, record in await self.store.live_tables():
-            room = RoomConfig.model_validate(data["room"])
-            table = self.new_table(table_id, room)
-            try:
-                saved_at = table.restore(data, record)
-            except (EngineError, KeyError, TypeError, ValueError):
-                # a record this version cannot replay: the server must start all the same
-                log.exception("table %s could not be taken back; dropped", table_id)
-                await self.store.drop_table(table_id)
-                continue
-            self.tables[table.id] = table
-            table.start()
-            await table.call(functools.partial(table.resume_after_restart, saved_at))
-            self.changed(table)
-            if self.metrics is not None:
-                self.metrics.takeovers.inc()
-            log.info("table taken back", extra={"table": table.id, "game": table.game_id})
+    async def adopt(self, table_id: str) -> None:
+        """Take over a kept table: after a restart, or from a process that died."""
+        try:
+            kept = await self.keeper.load(table_id)
+            if kept is None:
+                return
+            table = Table(table_id, RoomConfig.model_validate(kept.data["room"]), self.services)
+            saved_at = table.restore(kept)
+        except (EngineError, KeyError, TypeError, ValueError):
+            # a record this version cannot replay: the server must start all the same
+            log.exception("table %s could not be taken back; dropped", table_id)
+            await self.keeper.drop(table_id)
+            return
+        self.tables[table.id] = table
+        table.start()
+        await table.call(functools.partial(table.resume_after_restart, saved_at))
+        self.changed(table)
+        # sockets watching it from other processes open it again on the new owner
+        self.broker.publish(f"table:{table.id}", {"table": table.id, "moved": True})
+        if self.metrics is not None:
+            self.metrics.takeovers.inc()
+        log.info("table taken over", extra={"table": table.id, "game": table.game_id})
 
-    def new_table(self, table_id: str, room: RoomConfig) -> Table:
-        return Table(
-            table_id, room, self.broker, self.store, self.changed, self.think, self.metrics
-        )
+    def lost(self, table: Table) -> None:
+        """Another process took ``table`` over: stop running it here."""
+        if self.tables.get(table.id) is table:
+            del self.tables[table.id]
+            task = asyncio.create_task(table.stop())
+            task.add_done_callback(lambda _: None)
 
     def table(self, table_id: str) -> Table:
+        """A table this process runs."""
         table = self.tables.get(table_id)
         if table is None:
             raise TableError("no_table", f"no table {table_id!r}")
         return table
 
+    async def run(self, table_id: str, command: str, **args: Any) -> dict[str, Any]:
+        """Run a table command (``Table.run``) on the table, in whichever process runs it."""
+        table = self.tables.get(table_id)
+        if table is not None:
+            return await table.run(command, args)
+        if self.cluster is None:
+            raise TableError("no_table", f"no table {table_id!r}")
+        return await self.cluster.call(table_id, command, args)
+
+    def seat_of(self, table_id: str, user_id: int) -> int | None:
+        """The user's seat at a table, as the lobby last heard."""
+        entry = self.entries.get(table_id)
+        return None if entry is None else entry["players"].get(str(user_id))
+
+    def room_of(self, table_id: str) -> RoomConfig:
+        entry = self.entries.get(table_id)
+        if entry is None:
+            raise TableError("no_table", f"no table {table_id!r}")
+        return self.rooms[entry["listing"]["room"]]
+
+    # --- the listing --------------------------------------------------------------------------
+
     def changed(self, table: Table) -> None:
-        self.broker.publish(LOBBY_TOPIC, self.listing())
+        """A table's listing changed: every process hears of it."""
+        entry = table.entry()
+        self.entries[table.id] = entry
+        self.broker.publish(TABLES_TOPIC, {"table": table.id, "entry": entry})
+        if self.cluster is not None:
+            self.cluster.keep_entry(table.id, entry)
+        self.listing_changed()
+
+    def forget(self, table_id: str) -> None:
+        """A table is gone (its process stopped between games)."""
+        self.entries.pop(table_id, None)
+        self.broker.publish(TABLES_TOPIC, {"table": table_id, "entry": None})
+        if self.cluster is not None:
+            self.cluster.keep_entry(table_id, None)
+        self.listing_changed()
+
+    async def _follow(self, updates: Subscription) -> None:
+        while True:
+            update = await updates.get()
+            if update["entry"] is None:
+                self.entries.pop(update["table"], None)
+            else:
+                self.entries[update["table"]] = update["entry"]
+            self.listing_changed()
+
+    def listing_changed(self) -> None:
+        """Send the listing to this process's lobby watchers soon: changes close together go
+        out as one."""
+        if not self.listing_due:
+            self.listing_due = True
+            asyncio.get_running_loop().call_later(LISTING_DELAY, self._send_listing)
+
+    def _send_listing(self) -> None:
+        self.listing_due = False
+        if self.broker.topics.get(LOBBY_TOPIC):
+            self.broker.publish_local(LOBBY_TOPIC, self.listing())
 
     def listing(self) -> dict[str, Any]:
         return {
@@ -153,16 +258,16 @@ class Lobby:
                     "variant": room.variant,
                     "options": room.options,
                     "owner": room.owner,
-                    "tables": [t.listing() for t in self.tables.values() if t.room.id == room.id],
+                    "tables": [
+                        e["listing"]
+                        for e in self.entries.values()
+                        if e["listing"]["room"] == room.id
+                    ],
                     "option_keys": sorted(get_variant(room.variant).rules.to_dict()),
                 }
                 for room in self.rooms.values()
             ],
         }
-
-    async def close(self) -> None:
-        for table in self.tables.values():
-            await table.stop()
 
 
 @router.get("/lobby")
@@ -207,6 +312,6 @@ async def table_listing(table_id: str, request: Request) -> dict[str, Any]:
     """A table as a spectator sees it."""
     lobby: Lobby = request.app.state.lobby
     try:
-        return lobby.table(table_id).snapshot(None)
+        return dict((await lobby.run(table_id, "snapshot_for", viewer=None))["result"])
     except TableError as error:
-        raise HTTPException(404, error.message) from None
+        raise HTTPException(404 if error.code == "no_table" else 503, error.message) from None

@@ -11,14 +11,18 @@ from __future__ import annotations
 
 import json
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from server.broker import InMemoryBroker
+from server.config import RoomConfig
 from server.models import AuditEntry, Game, Standing, User, aware
-from server.tables import Table, TableError
+from server.tables import TableError
+
+if TYPE_CHECKING:
+    from server.lobby import Lobby
 
 Sessions = async_sessionmaker[AsyncSession]
 
@@ -37,9 +41,9 @@ def ban_message(user: User) -> str:
     return f"{user.name} is banned {when}: {user.ban_reason or 'no reason given'}"
 
 
-def may_moderate(user: User, table: Table) -> bool:
+def may_moderate(user: User, room: RoomConfig) -> bool:
     """Admins moderate every table; a room's owner (室主) the tables of that room."""
-    return user.role == "admin" or (table.room.owner is not None and table.room.owner == user.name)
+    return user.role == "admin" or (room.owner is not None and room.owner == user.name)
 
 
 def record(
@@ -61,11 +65,19 @@ def record(
 
 
 async def kick(
-    sessions: Sessions, table: Table, seat: int, penalty: bool, actor: User, reason: str
+    sessions: Sessions,
+    lobby: Lobby,
+    table: str,
+    seat: int,
+    penalty: bool,
+    actor: User,
+    reason: str,
 ) -> dict[str, Any]:
-    """Remove the player on ``seat`` (``Table.kick``); returns what happened."""
-    _check_moderator(actor, table)
-    done = await table.call(lambda: table.kick(seat, penalty, actor.name, reason))
+    """Remove the player on ``seat`` (``Table.kick``); returns what happened and the table's
+    version after it."""
+    room = _check_moderator(actor, lobby, table)
+    ran = await lobby.run(table, "kick", seat=seat, penalty=penalty, by=actor.name, reason=reason)
+    done = ran["result"]
     async with sessions() as session:
         if done["outcome"] == "dissolved":
             await _note_dissolved(session, done["game_id"], actor, reason)
@@ -75,31 +87,37 @@ async def kick(
             "kick",
             done["name"],
             reason,
-            table=table.id,
-            room=table.room.id,
+            table=table,
+            room=room.id,
             seat=seat,
             penalty=penalty,
             outcome=done["outcome"],
             game=done["game_id"],
         )
         await session.commit()
-    return done
+    return {**done, "version": ran["version"]}
 
 
-async def dissolve(sessions: Sessions, table: Table, actor: User, reason: str) -> str:
-    """End the table's running game as a draw in which nobody scores; returns its id."""
-    _check_moderator(actor, table)
-    game_id = await table.call(lambda: table.dissolve(actor.name, reason))
+async def dissolve(
+    sessions: Sessions, lobby: Lobby, table: str, actor: User, reason: str
+) -> dict[str, Any]:
+    """End the table's running game as a draw in which nobody scores; returns its id and the
+    table's version after it."""
+    room = _check_moderator(actor, lobby, table)
+    ran = await lobby.run(table, "dissolve", by=actor.name, reason=reason)
+    game_id = ran["result"]
     async with sessions() as session:
         await _note_dissolved(session, game_id, actor, reason)
-        record(session, actor, "dissolve", game_id, reason, table=table.id, room=table.room.id)
+        record(session, actor, "dissolve", game_id, reason, table=table, room=room.id)
         await session.commit()
-    return game_id
+    return {"game_id": game_id, "version": ran["version"]}
 
 
-def _check_moderator(actor: User, table: Table) -> None:
-    if not may_moderate(actor, table):
+def _check_moderator(actor: User, lobby: Lobby, table: str) -> RoomConfig:
+    room = lobby.room_of(table)
+    if not may_moderate(actor, room):
         raise TableError("not_owner", "only the room owner (室主) or an admin may do that")
+    return room
 
 
 async def _note_dissolved(session: AsyncSession, game_id: str, actor: User, reason: str) -> None:

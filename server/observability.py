@@ -1,8 +1,10 @@
 """Health, readiness, Prometheus metrics and structured (JSON) logs.
 
-``/health`` says the process is up; ``/ready`` that it can serve (its database answers);
+``/health`` says the process is up; ``/ready`` that it can serve (its database answers, and
+Redis too when processes share one);
 ``/metrics`` is the Prometheus text format: open sockets, tables with a game running, moves
-applied, the event loop's lag and table takeovers (a table taken back after a restart). Each app
+applied, the event loop's lag and table takeovers (a table taken back after a restart, or from
+a process that died). Each app
 has its own registry, so several apps in one process (the tests) do not mix their figures.
 """
 
@@ -47,7 +49,9 @@ class Metrics:
             registry=self.registry,
         )
         self.takeovers = Counter(
-            "junqi_table_takeovers", "Tables taken back after a restart", registry=self.registry
+            "junqi_table_takeovers",
+            "Tables taken over after a restart or from a dead process",
+            registry=self.registry,
         )
 
     def count_live_tables(self, count: Callable[[], int]) -> None:
@@ -69,13 +73,20 @@ async def health() -> dict[str, str]:
 
 @router.get("/ready")
 async def ready(request: Request) -> Response:
-    """The process can serve: its database answers (503 otherwise)."""
+    """The process can serve: its database (and Redis, if any) answer (503 otherwise)."""
     try:
         async with request.app.state.db.sessions() as session:
             await session.execute(text("SELECT 1"))
     except Exception as error:  # any failure to reach the database means not ready
         logging.getLogger("junqi").warning("not ready: %s", error)
         return JSONResponse({"status": "unavailable", "reason": "database"}, status_code=503)
+    redis = request.app.state.redis
+    if redis is not None:
+        try:
+            await redis.ping()
+        except Exception as error:
+            logging.getLogger("junqi").warning("not ready: %s", error)
+            return JSONResponse({"status": "unavailable", "reason": "redis"}, status_code=503)
     return JSONResponse({"status": "ready"})
 
 

@@ -4,7 +4,9 @@ Protocol (docs/protocol.md has every message with an example): the client sends 
 (``type`` is the discriminator) with an optional ``id`` that the reply echoes as ``ref``; the
 server answers ``ok`` or ``error`` and pushes ``lobby``, ``table``, ``update`` and ``chat``
 messages. Every table update carries the table's events numbered per table and filtered for the
-viewer through the engine, and a fresh snapshot of the table as that viewer may see it.
+viewer through the engine, and a fresh snapshot of the table as that viewer may see it: the table
+renders both for each viewer (``server.tables``); a connection passes its user's on. Table
+commands go through ``Lobby.run``, so a socket on any process reaches a table of any process.
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ from server.limits import RateLimits
 from server.lobby import LOBBY_TOPIC, Lobby
 from server.models import User
 from server.penalties import escape_standing
-from server.tables import Table, TableError, TableUpdate
+from server.tables import TableError, viewer_key
 
 router = APIRouter()
 BANNED = 4003  # the close code of a banned user's sockets
@@ -173,15 +175,19 @@ class Connection:
         self.settings = ws.app.state.settings
         self.forwarders: dict[str, asyncio.Task[None]] = {}
         self.watching: set[str] = set()
+        self.seen: dict[str, int] = {}  # table id -> the last event number passed on
         # chat lines per user, shared by all of the user's sockets
         self.limits: RateLimits = ws.app.state.limits
         self.send_lock = asyncio.Lock()
 
     async def send(self, message: dict[str, Any]) -> None:
-        async with self.send_lock:
-            await self.ws.send_text(json.dumps(message, ensure_ascii=False))
+        await self.send_text(json.dumps(message, ensure_ascii=False))
 
-    def follow(self, topic: str, handle: Any) -> None:
+    async def send_text(self, text: str) -> None:
+        async with self.send_lock:
+            await self.ws.send_text(text)
+
+    async def follow(self, topic: str, handle: Any) -> None:
         """Forward broker messages of ``topic`` through ``handle`` until unfollowed."""
         if topic in self.forwarders:
             return
@@ -197,6 +203,7 @@ class Connection:
                 sub.close()
 
         self.forwarders[topic] = asyncio.create_task(forward())
+        await self.lobby.broker.subscribed(topic)
 
     def unfollow(self, topic: str) -> None:
         task = self.forwarders.pop(topic, None)
@@ -251,90 +258,84 @@ class Connection:
         if isinstance(m, Ping):
             await self.send({"type": "pong", "ref": m.id, "at": time.time()})
         elif isinstance(m, WatchLobby):
-            self.follow(LOBBY_TOPIC, self.lobby_update)
-            self.follow("chat:lobby", self.chat_message)
+            await self.follow(LOBBY_TOPIC, self.lobby_update)
+            await self.follow("chat:lobby", self.chat_message)
             await self.lobby_update(self.lobby.listing())
         elif isinstance(m, CreateTable):
-            table = self.lobby.create_table(m.room, m.options, m.stand_in)
+            table = await self.lobby.create_table(m.room, m.options, m.stand_in)
             return {"table": table.id}
         elif isinstance(m, OpenTable):
-            await self.open_table(self.lobby.table(m.table), m.since)
+            await self.open_table(m.table, m.since)
         elif isinstance(m, CloseTable):
             await self.close_table(m.table)
         elif isinstance(m, Sit):
-            table = self.lobby.table(m.table)
             await self.check_escape_ban()
-            await table.call(lambda: table.sit(user.id, user.name, m.seat))
-            await self.open_table(table, None)
-            return {"version": table.version}
+            await self.lobby.run(m.table, "sit", user_id=user.id, name=user.name, seat=m.seat)
+            return {"version": await self.open_table(m.table, None)}
         elif isinstance(m, PlayNow):
             room = m.room or next(
                 (r.id for r in self.lobby.rooms.values() if r.variant == "siguo"),
                 next(iter(self.lobby.rooms)),
             )
-            table = self.lobby.create_table(room)
-            await table.call(lambda: table.sit(user.id, user.name, 0))
+            table = await self.lobby.create_table(room)
+            await self.lobby.run(table.id, "sit", user_id=user.id, name=user.name, seat=0)
             for seat in range(1, len(table.seats)):
-                await table.call(functools.partial(table.add_bot, seat))
-            await self.open_table(table, None)
-            return {"table": table.id, "version": table.version}
+                await self.lobby.run(table.id, "add_bot", seat=seat)
+            return {"table": table.id, "version": await self.open_table(table.id, None)}
         elif isinstance(m, AddBot):
-            table = self.lobby.table(m.table)
             if m.type == "add_bot":
-                await table.call(lambda: table.add_bot(m.seat, m.level))
+                ran = await self.lobby.run(m.table, "add_bot", seat=m.seat, level=m.level)
             else:
-                await table.call(lambda: table.remove_bot(m.seat))
-            return {"version": table.version}
-        elif isinstance(m, Swap | Stand | Ready | Leave | Act):
-            table = self.lobby.table(m.table)
-            if isinstance(m, Swap):
-                await table.call(lambda: table.swap(user.id, m.seat))
-            elif isinstance(m, Stand):
-                await table.call(lambda: table.stand(user.id))
-            elif isinstance(m, Ready):
-                await table.call(lambda: table.set_ready(user.id, m.ready))
-            elif isinstance(m, Leave):
-                await table.call(lambda: table.leave(user.id))
-            else:
-                await table.call(lambda: table.act(user.id, m.version, m.action))
-            return {"version": table.version}
+                ran = await self.lobby.run(m.table, "remove_bot", seat=m.seat)
+            return {"version": ran["version"]}
+        elif isinstance(m, Swap):
+            ran = await self.lobby.run(m.table, "swap", user_id=user.id, other=m.seat)
+            return {"version": ran["version"]}
+        elif isinstance(m, Stand | Leave):
+            ran = await self.lobby.run(m.table, m.type, user_id=user.id)
+            return {"version": ran["version"]}
+        elif isinstance(m, Ready):
+            ran = await self.lobby.run(m.table, "set_ready", user_id=user.id, ready=m.ready)
+            return {"version": ran["version"]}
+        elif isinstance(m, Act):
+            ran = await self.lobby.run(
+                m.table, "act", user_id=user.id, version=m.version, action=m.action
+            )
+            return {"version": ran["version"]}
         elif isinstance(m, Chat):
             await self.chat(m)
         elif isinstance(m, Kick | Dissolve):
-            table = self.lobby.table(m.table)
             sessions = self.lobby.store.sessions
             if isinstance(m, Kick):
-                await moderation.kick(sessions, table, m.seat, m.penalty, user, m.reason)
+                done = await moderation.kick(
+                    sessions, self.lobby, m.table, m.seat, m.penalty, user, m.reason
+                )
             else:
-                await moderation.dissolve(sessions, table, user, m.reason)
-            return {"version": table.version}
+                done = await moderation.dissolve(sessions, self.lobby, m.table, user, m.reason)
+            return {"version": done["version"]}
         return None
 
-    async def open_table(self, table: Table, since: int | None) -> None:
+    async def open_table(self, table_id: str, since: int | None, again: bool = False) -> int:
         """Watch a table: a snapshot now (plus the events missed since ``since``), then every
-        update as it happens."""
-        first = table.id not in self.watching
-        self.watching.add(table.id)
-        self.follow(f"table:{table.id}", lambda update: self.table_update(table, update))
-        self.follow(f"chat:{table.id}", self.chat_message)
-        if first:
-            await table.call(lambda: table.connection_changed(self.user.id, +1))
-        viewer = self.viewer(table)
-        missed = []
-        if since is not None:
-            missed = [
-                shown
-                for seq, event in table.log
-                if seq > since and (shown := self.shown(seq, event, viewer)) is not None
-            ]
-        await self.send(
-            {
-                "type": "table",
-                "table": table.id,
-                "snapshot": table.snapshot(viewer),
-                "events": missed,
-            }
-        )
+        update as it happens; returns the table's version in the snapshot. ``again``: the
+        table moved to another process, which must count this socket anew."""
+        first = again or table_id not in self.watching
+        await self.follow(f"table:{table_id}", functools.partial(self.table_update, table_id))
+        await self.follow(f"chat:{table_id}", self.chat_message)
+        try:
+            ran = await self.lobby.run(
+                table_id, "open_for", user_id=self.user.id, first=first, since=since
+            )
+        except TableError:
+            if table_id not in self.watching:
+                self.unfollow(f"table:{table_id}")
+                self.unfollow(f"chat:{table_id}")
+            raise
+        self.watching.add(table_id)
+        message = ran["result"]
+        self.seen[table_id] = message["snapshot"]["seq"]
+        await self.send(message)
+        return int(message["snapshot"]["version"])
 
     async def close_table(self, table_id: str) -> None:
         if table_id not in self.watching:
@@ -342,35 +343,20 @@ class Connection:
         self.watching.discard(table_id)
         self.unfollow(f"table:{table_id}")
         self.unfollow(f"chat:{table_id}")
-        table = self.lobby.tables.get(table_id)
-        if table is not None:
-            await table.call(lambda: table.connection_changed(self.user.id, -1))
+        with contextlib.suppress(TableError):  # a table gone, or moving, counts us no more
+            await self.lobby.run(table_id, "close_for", user_id=self.user.id)
 
-    def viewer(self, table: Table) -> int | None:
-        """The seat whose view this user gets: its own seat while in the game, else None."""
-        return table.seat_of(self.user.id)
-
-    @staticmethod
-    def shown(seq: int, event: Any, viewer: int | None) -> dict[str, Any] | None:
-        seen = event.for_viewer(viewer)
-        return None if seen is None else {"seq": seq, **seen}
-
-    async def table_update(self, table: Table, update: TableUpdate) -> None:
-        viewer = self.viewer(table)
-        events = [
-            shown
-            for seq, event in update.events
-            if (shown := self.shown(seq, event, viewer)) is not None
-        ]
-        await self.send(
-            {
-                "type": "update",
-                "table": table.id,
-                "version": update.version,
-                "events": events,
-                "snapshot": table.snapshot(viewer),
-            }
-        )
+    async def table_update(self, table_id: str, update: dict[str, Any]) -> None:
+        if update.get("moved"):
+            if table_id in self.watching:
+                with contextlib.suppress(TableError):
+                    await self.open_table(table_id, self.seen.get(table_id), again=True)
+            return
+        seat = update["players"].get(str(self.user.id))
+        text = update["views"].get(viewer_key(seat))
+        if text is not None:  # None: sent before the table knew of this socket
+            self.seen[table_id] = update["seq"]
+            await self.send_text(text)
 
     async def lobby_update(self, listing: dict[str, Any]) -> None:
         await self.send({"type": "lobby", "lobby": listing})
@@ -397,21 +383,21 @@ class Connection:
             "at": now,
         }
         if m.channel == "lobby":
-            self.follow("chat:lobby", self.chat_message)
+            await self.follow("chat:lobby", self.chat_message)
             self.lobby.broker.publish("chat:lobby", line)
             return
         if m.table is None:
             raise TableError("bad_message", "table chat names its table")
-        table = self.lobby.table(m.table)
-        seated = table.seat_of(self.user.id) is not None
+        if m.table not in self.lobby.entries:
+            raise TableError("no_table", f"no table {m.table!r}")
+        seated = self.lobby.seat_of(m.table, self.user.id) is not None
         if (m.channel == "table") != seated:
             raise TableError("wrong_channel", "players chat at the table, spectators apart")
-        self.lobby.broker.publish(f"chat:{table.id}", line)
+        self.lobby.broker.publish(f"chat:{m.table}", line)
 
     async def chat_message(self, line: dict[str, Any]) -> None:
         if line["channel"] != "lobby":
-            table = self.lobby.tables.get(line["table"])
-            seated = table is not None and table.seat_of(self.user.id) is not None
+            seated = self.lobby.seat_of(line["table"], self.user.id) is not None
             if (line["channel"] == "table") != seated:
                 return  # players and spectators do not read each other's chat
         await self.send(line)
@@ -463,7 +449,7 @@ async def socket(ws: WebSocket) -> None:
     await connection.send(
         {"type": "welcome", "user": {"id": user.id, "name": user.name, "role": user.role}}
     )
-    connection.follow(moderation.user_topic(user.id), connection.notice)
+    await connection.follow(moderation.user_topic(user.id), connection.notice)
     idle = app.state.settings.heartbeat_seconds * 3
     try:
         while True:

@@ -15,7 +15,7 @@ from sqlalchemy import func, select
 
 from engine import VARIANTS
 from engine.levels import title_for
-from server.accounts import CurrentUser, RecordOut, Session
+from server.accounts import CurrentUser, Name, RecordOut, Session
 from server.models import Game, GameSeat, Standing, User
 from server.penalties import escape_standing
 
@@ -89,7 +89,7 @@ async def leaderboard(
 
 @router.get("/users/{name}/games", response_model=list[ScoredGame])
 async def scored_games(
-    name: str, session: Session, limit: int = Query(20, ge=1, le=200)
+    name: Name, session: Session, limit: int = Query(20, ge=1, le=200)
 ) -> list[ScoredGame]:
     """A player's finished games, newest first: what each gained or lost, and why."""
     user = (await session.execute(select(User).where(User.name == name))).scalar_one_or_none()

@@ -116,8 +116,12 @@ class Store:
             await session.execute(delete(LiveTable).where(LiveTable.id == table_id))
             await session.commit()
 
-    async def live_tables(self) -> list[tuple[str, dict[str, Any], str]]:
-        """Every table kept for a restart: its id, the table around the game, the record."""
+    async def live_table(self, table_id: str) -> tuple[dict[str, Any], str] | None:
+        """A table kept for a restart: the table around the game and the game's record."""
         async with self.sessions() as session:
-            rows = (await session.execute(select(LiveTable))).scalars().all()
-            return [(row.id, json.loads(row.data), row.record) for row in rows]
+            row = await session.get(LiveTable, table_id)
+            return None if row is None else (json.loads(row.data), row.record)
+
+    async def live_table_ids(self) -> list[str]:
+        async with self.sessions() as session:
+            return list((await session.execute(select(LiveTable.id))).scalars())

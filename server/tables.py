@@ -3,8 +3,12 @@
 Each live table is an actor: one asyncio task takes commands from an inbox and applies them one
 at a time, so a table never sees two changes at once. A second task, the clock, only wakes the
 actor when a deadline (a turn, a phase, a disconnected player's grace) has passed: the deadlines
-themselves live in the engine state. Everything a table does is published on the broker topic
-``table:<id>`` as ``TableUpdate`` messages; the socket gateway filters them per viewer.
+themselves live in the engine state. Each command's changes go out when it is done, as one
+update on the broker topic ``table:<id>``: the new events and snapshot rendered once for each
+seat and once for spectators (only for those someone watches), so that the socket gateway of
+any process passes each viewer its own text and nothing else. A running game is kept
+(``server.keeping``) before anyone hears of a change, so that a restart or another process
+can take the table back.
 """
 
 from __future__ import annotations
@@ -12,12 +16,14 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import inspect
+import json
 import logging
 import secrets
 import time
 import uuid
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Any, TypeVar
 
 import engine
@@ -36,6 +42,7 @@ from engine.bot import LEVELS
 from engine.levels import title_for
 from server.broker import InMemoryBroker
 from server.config import RoomConfig
+from server.keeping import Keeper, KeptTable, LeaseLost
 from server.observability import Metrics
 from server.store import Store
 
@@ -87,34 +94,54 @@ class SeatInfo:
 
 
 @dataclass
-class TableUpdate:
-    """What changed at a table: new events (numbered) and/or seats; the version after it."""
+class Services:
+    """What the tables of a process share."""
 
-    table_id: str
-    version: int
-    events: list[tuple[int, Event]] = field(default_factory=list)
-    seats_changed: bool = False
+    broker: InMemoryBroker
+    store: Store
+    keeper: Keeper
+    on_change: Callable[[Table], None]  # tells the lobby a table's listing changed
+    on_lost: Callable[[Table], None]  # another process took the table over
+    think: Callable[..., Awaitable[dict[str, Any] | None]] | None = None  # a bot's decision,
+    # away from the event loop
+    metrics: Metrics | None = None
+
+
+# the commands a table takes from the gateway of any process (``Table.run``)
+COMMANDS = frozenset(
+    {
+        "sit",
+        "swap",
+        "stand",
+        "set_ready",
+        "add_bot",
+        "remove_bot",
+        "leave",
+        "act",
+        "kick",
+        "dissolve",
+        "open_for",
+        "close_for",
+        "snapshot_for",
+    }
+)
+SPECTATORS = "spectators"  # the key of the spectators' rendering of an update
+
+
+def viewer_key(viewer: int | None) -> str:
+    return SPECTATORS if viewer is None else str(viewer)
 
 
 class Table:
-    def __init__(
-        self,
-        table_id: str,
-        room: RoomConfig,
-        broker: InMemoryBroker,
-        store: Store,
-        on_change: Callable[[Table], None],
-        think: Callable[..., Awaitable[dict[str, Any] | None]] | None = None,
-        metrics: Metrics | None = None,
-    ) -> None:
+    def __init__(self, table_id: str, room: RoomConfig, services: Services) -> None:
         self.id = table_id
-        self.metrics = metrics
+        self.services = services
+        self.metrics = services.metrics
         self.room = room
         self.variant = engine.get_variant(room.variant)
-        self.broker = broker
-        self.store = store
-        self.on_change = on_change  # tells the lobby its listing changed
-        self.think = think  # runs a bot's decision away from the event loop
+        self.broker = services.broker
+        self.store = services.store
+        self.think = services.think
         self.seats = [SeatInfo() for _ in self.variant.seats]
         self.host: int | None = None  # 桌主: the first seat filled
         self.state: GameState | None = None
@@ -123,6 +150,10 @@ class Table:
         self.version = 0
         self.seq = 0
         self.log: list[tuple[int, Event]] = []  # the current game's events, numbered
+        self.unsent: list[tuple[int, Event]] = []  # events of the running command
+        self.changed_seats = False  # seats changed in the running command
+        self.saved_actions = 0  # of the game's actions, how many are kept
+        self.saved_events = 0  # of the log, how many events are kept
         self.last_points: list[int] = []
         self.watchers: dict[int, int] = {}  # user id -> sockets watching this table
         self.swaps: dict[int, int] = {}  # seat -> the seat it asked to swap with
@@ -150,12 +181,28 @@ class Table:
         for task in self.tasks:
             with contextlib.suppress(asyncio.CancelledError):
                 await task
+        while not self.inbox.empty():  # commands that will never run: their callers hear so
+            _, future = self.inbox.get_nowait()
+            if not future.done():
+                future.set_exception(TableError("moved", "the table stopped here; try again"))
 
     async def call(self, command: Callable[[], Awaitable[T]]) -> T:
         """Run ``command`` inside the actor, after every command sent before it."""
         future: asyncio.Future[T] = asyncio.get_running_loop().create_future()
         await self.inbox.put((command, future))
         return await future
+
+    async def run(self, command: str, args: dict[str, Any]) -> dict[str, Any]:
+        """Run one of ``COMMANDS`` with ``args`` (JSON values) in the actor; returns its result
+        and the table's version after it."""
+        if command not in COMMANDS:
+            raise TableError("bad_command", f"no table command {command!r}")
+
+        async def execute() -> Any:
+            result = getattr(self, command)(**args)
+            return await result if inspect.isawaitable(result) else result
+
+        return {"result": await self.call(execute), "version": self.version}
 
     async def _run(self) -> None:
         while True:
@@ -168,6 +215,8 @@ class Table:
             else:
                 if not future.done():
                     future.set_result(result)
+            finally:
+                self.flush()
             self.wake.set()
 
     async def _clock(self) -> None:
@@ -313,7 +362,7 @@ class Table:
                 outcome = "escaped"
         kicked = {"seat": seat, "name": info.name, "outcome": outcome, "by": by}
         self.version += 1
-        self.publish([Event("kicked", {**kicked, "reason": reason})])
+        self.record([Event("kicked", {**kicked, "reason": reason})])
         if outcome == "dissolved":
             await self.dissolve(by, reason)
         elif outcome == "escaped":
@@ -330,14 +379,16 @@ class Table:
         self.version += 1
         assert self.state.result is not None
         details = {"game_id": self.game_id, "by": by, "reason": reason}
-        self.publish([Event("dissolved", {**details, "result": self.state.result.to_dict()})])
+        self.record([Event("dissolved", {**details, "result": self.state.result.to_dict()})])
         await self.finish_game()
         return self.game_id
 
     # --- restarts -----------------------------------------------------------------------------
 
     async def persist(self) -> None:
-        """Keep the running game and the table around it, so that a restart resumes it."""
+        """Keep the running game and the table around it (with the events not kept yet), so
+        that a restart or another process takes it back; raises ``LeaseLost`` if another
+        process owns the table now."""
         assert self.state is not None
         data = {
             "room": self.room.model_dump(),
@@ -351,16 +402,22 @@ class Table:
             "seq": self.seq,
             "saved_at": time.time(),
         }
-        await self.store.save_table(self.id, data, engine.record_of(self.state).to_json())
+        unsaved = self.log[self.saved_events :]
+        await self.services.keeper.save(self.id, data, self.state, self.saved_actions, unsaved)
+        self.saved_actions, self.saved_events = len(self.state.log), len(self.log)
 
-    def restore(self, data: dict[str, Any], record: str) -> float:
-        """Take back a table kept by ``persist`` (before ``start``); returns when it was kept."""
+    def restore(self, kept: KeptTable) -> float:
+        """Take back a kept table (before ``start``); returns when it was kept."""
+        data = kept.data
         self.seats = [SeatInfo(**info) for info in data["seats"]]
         self.host, self.stand_in = data["host"], data["stand_in"]
         self.game_id, self.players = data["game_id"], data["players"]
         self.stood_in = set(data["stood_in"])
-        self.version, self.seq = data["version"] + 1, data["seq"]  # the events before are gone
-        self.state = engine.replay(engine.GameRecord.from_json(record))
+        # the version moves on: changes after the last save (seats only) were not kept
+        self.version, self.seq = data["version"] + 1, data["seq"]
+        self.state = engine.replay(kept.record)
+        self.log = list(kept.events)
+        self.saved_actions, self.saved_events = len(kept.record.actions), len(self.log)
         for seat, info in enumerate(self.seats):
             info.away_until = None
             if info.bot or info.taken_over:
@@ -430,8 +487,7 @@ class Table:
             info.away_until = None
             info.taken_over = False  # 托管 hands back
             await self.resume_if_all_back()
-        self.seats_changed()
-        self.wake_bots()  # 托管: a bot takes over, or hands back
+        self.seats_changed()  # 托管: a bot takes over, or hands back, when it goes out
 
     async def resume_if_all_back(self) -> None:
         """Play goes on once every player still in the game is back: a player already out
@@ -485,18 +541,20 @@ class Table:
             now=time.time(),
         )
         self.log = []
+        self.saved_actions = self.saved_events = 0
         self.beliefs = {
             seat: Beliefs(self.variant.key, seat) for seat, s in enumerate(self.seats) if s.bot
         }
         self.stood_in = set()
         self.version += 1
         await self.store.game_started(self.game_id, self.state, self.room.id, self.players)
+        self.record([Event("game_created", {"game_id": self.game_id})], seats_changed=True)
         await self.persist()
         log.info("game started", extra={"table": self.id, "game": self.game_id})
-        self.publish([Event("game_created", {"game_id": self.game_id})], seats_changed=True)
-        self.on_change(self)
+        self.services.on_change(self)
 
     async def apply(self, action: engine.Action) -> None:
+        before = self.state, self.version, self.seq, len(self.log), len(self.unsent)
         assert self.state is not None
         try:
             self.state, events = engine.apply(self.state, action)
@@ -509,11 +567,18 @@ class Table:
         except engine.MalformedInput as error:
             raise TableError("malformed", str(error)) from None
         self.version += 1
+        self.record(events)
+        if self.state.phase != Phase.FINISHED:
+            try:
+                await self.persist()  # before anyone hears of the move: a restart keeps it
+            except LeaseLost:
+                # another process owns the table: the change never happened here
+                self.state, self.version, self.seq, logged, unsent = before
+                del self.log[logged:], self.unsent[unsent:]
+                self.services.on_lost(self)
+                raise TableError("moved", "the table moved to another server; try again") from None
         if self.metrics is not None and isinstance(action, engine.Move):
             self.metrics.moves.inc()
-        if self.state.phase != Phase.FINISHED:
-            await self.persist()  # before anyone hears of the move: a restart keeps it
-        self.publish(events)
         if self.state.phase == Phase.FINISHED:
             await self.finish_game()
 
@@ -523,7 +588,7 @@ class Table:
         self.last_points = await self.store.game_finished(
             self.game_id, self.state, self.players, rated=rated, stood_in=sorted(self.stood_in)
         )
-        await self.store.drop_table(self.id)
+        await self.services.keeper.drop(self.id)
         assert self.state.result is not None
         log.info(
             "game finished",
@@ -536,11 +601,11 @@ class Table:
             if info.user_id is not None and not self.watchers.get(info.user_id):
                 # players who left are not kept seated
                 info.user_id, info.name = None, None
-        self.publish(
+        self.record(
             [Event("points", {"game_id": self.game_id, "points": self.last_points})],
             seats_changed=True,
         )
-        self.on_change(self)
+        self.services.on_change(self)
 
     def learn(self, events: list[tuple[int, Event]]) -> None:
         """Each bot seat takes in the events as that seat saw them (its beliefs)."""
@@ -587,21 +652,80 @@ class Table:
         if self.bot_plays(seat):  # a player who came back plays again
             await self.act_as(seat, version, action)
 
-    def publish(self, events: list[Event], seats_changed: bool = False) -> None:
+    def record(self, events: list[Event], seats_changed: bool = False) -> None:
+        """Number ``events`` into the game's log; they go out when the command is done."""
         numbered = []
         for event in events:
             self.seq += 1
             numbered.append((self.seq, event))
         self.log += numbered
+        self.unsent += numbered
+        self.changed_seats |= seats_changed
         self.learn(numbered)
-        update = TableUpdate(self.id, self.version, numbered, seats_changed)
-        self.broker.publish(f"table:{self.id}", update)
-        self.wake_bots()
 
     def seats_changed(self) -> None:
         self.version += 1
-        self.publish([], seats_changed=True)
-        self.on_change(self)
+        self.changed_seats = True
+        self.services.on_change(self)
+
+    def flush(self) -> None:
+        """Send what the last command changed, as one update rendered for each viewer."""
+        if not self.unsent and not self.changed_seats:
+            return
+        events, self.unsent, self.changed_seats = self.unsent, [], False
+        self.broker.publish(
+            f"table:{self.id}",
+            {
+                "table": self.id,
+                "version": self.version,
+                "seq": self.seq,
+                "players": self.players_by_user(),
+                "views": {
+                    viewer_key(viewer): json.dumps(
+                        {
+                            "type": "update",
+                            "table": self.id,
+                            "version": self.version,
+                            "events": shown_events(events, viewer),
+                            "snapshot": self.snapshot(viewer),
+                        },
+                        ensure_ascii=False,
+                    )
+                    for viewer in self.viewers()
+                },
+            },
+        )
+        self.wake_bots()
+
+    def players_by_user(self) -> dict[str, int]:
+        """The seat of each seated user (by user id, as a JSON key)."""
+        return {str(s.user_id): seat for seat, s in enumerate(self.seats) if s.user_id is not None}
+
+    def viewers(self) -> set[int | None]:
+        """Whose view someone watches: the seats of watching players, None for spectators."""
+        return {self.seat_of(user) for user, sockets in self.watchers.items() if sockets}
+
+    # --- watching (the gateway's commands) ----------------------------------------------------
+
+    async def open_for(self, user_id: int, first: bool, since: int | None) -> dict[str, Any]:
+        """A socket of ``user_id`` opens the table (``first``: it was not watching yet): the
+        ``table`` message it gets, with the events missed since event ``since``."""
+        if first:
+            await self.connection_changed(user_id, +1)
+        viewer = self.seat_of(user_id)
+        missed = [] if since is None else [(seq, e) for seq, e in self.log if seq > since]
+        return {
+            "type": "table",
+            "table": self.id,
+            "snapshot": self.snapshot(viewer),
+            "events": shown_events(missed, viewer),
+        }
+
+    async def close_for(self, user_id: int) -> None:
+        await self.connection_changed(user_id, -1)
+
+    def snapshot_for(self, viewer: int | None) -> dict[str, Any]:
+        return self.snapshot(viewer)
 
     # --- what clients see ---------------------------------------------------------------------
 
@@ -610,6 +734,11 @@ class Table:
         if self.in_game:
             return "playing"
         return "finished" if self.state is not None else "waiting"
+
+    def entry(self) -> dict[str, Any]:
+        """What every process's lobby keeps of the table: its listing, the seat of each user
+        (never sent as such) and the running game's id."""
+        return {"listing": self.listing(), "players": self.players_by_user(), "game": self.game_id}
 
     def listing(self) -> dict[str, Any]:
         """The table as the lobby lists it (public)."""
@@ -654,3 +783,12 @@ class Table:
             "game": None if self.state is None else engine.view(self.state, viewer),
             "points": self.last_points if self.status == "finished" else None,
         }
+
+
+def shown_events(events: list[tuple[int, Event]], viewer: int | None) -> list[dict[str, Any]]:
+    """The numbered events as ``viewer`` may see them (an event hidden from it left out)."""
+    return [
+        {"seq": seq, **seen}
+        for seq, event in events
+        if (seen := event.for_viewer(viewer)) is not None
+    ]

@@ -3,6 +3,7 @@ hidden rank to any seat or spectator."""
 
 from __future__ import annotations
 
+import json
 import random
 
 import pytest
@@ -106,6 +107,14 @@ def play_action(state: GameState, rng: random.Random, now: float, roll: float) -
     return engine.Move(seat, board.stations[origin], target, now=now)
 
 
+def check_kept_events(events: list[engine.Event], viewers: list[int | None]) -> None:
+    """An event kept as JSON (to take a table over) shows every viewer what the original did."""
+    for event in events:
+        kept = engine.Event.from_dict(json.loads(json.dumps(event.to_dict())))
+        for viewer in viewers:
+            assert json.loads(json.dumps(event.for_viewer(viewer))) == kept.for_viewer(viewer)
+
+
 def play_random_game(variant: str, seed: int, audit: bool) -> GameState:
     rng = random.Random(f"{variant}/{seed}")
     state = engine.new_game(
@@ -131,6 +140,7 @@ def play_random_game(variant: str, seed: int, audit: bool) -> GameState:
             continue
         if audit:
             check_events(knowledge, before, action, events, viewers)
+            check_kept_events(events, viewers)
         knowledge.after(before, action, state)
         if audit and (step % 5 == 0 or state.phase != before.phase):
             for viewer in viewers:

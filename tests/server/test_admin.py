@@ -180,7 +180,7 @@ def test_kicks_before_a_game_and_dissolving_are_audited(client: TestClient) -> N
             "by": "管理员",
             "reason": "blocking the table",
         }
-        alice.until(lambda m: m["type"] == "update" and m["snapshot"]["seats"][1]["name"] is None)
+        assert seen["snapshot"]["seats"][1]["name"] is None  # one update: the kick and its seat
         assert bob.request({"type": "sit", "table": table, "seat": 1})["type"] == "ok"
         start_game(alice, bob, table, 9)
         game_id = alice.snapshot["game_id"] if alice.snapshot else None

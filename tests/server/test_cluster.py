@@ -1,0 +1,329 @@
+"""Several server processes sharing PostgreSQL and Redis (``scripts/cluster.sh``): one lobby, games
+whose players sit on different processes, and a process killed mid-game whose tables another
+process takes over with every move kept once.
+
+These need the machine's PostgreSQL (``JUNQI_TEST_POSTGRES``, set by ``.ci/run``) and Redis
+(``JUNQI_TEST_REDIS``, default ``redis://127.0.0.1:6379``); each test gets a fresh database and
+a Redis database of its own, emptied before and after.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import random
+import signal
+import socket
+import subprocess
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+import redis
+import websockets
+
+import engine
+from tests.live import free_port
+
+REPO = Path(__file__).resolve().parents[2]
+REDIS = os.environ.get("JUNQI_TEST_REDIS", "redis://127.0.0.1:6379")
+REDIS_DATABASE = 11
+ROOMS = [
+    {
+        "id": "duel",
+        "name": "二人 duel",
+        "variant": "liangguo",
+        "options": {"move_seconds": 30, "deploy_seconds": 60},
+    }
+]
+
+
+@dataclass
+class Node:
+    base: str
+    pid: int
+
+
+@dataclass
+class Cluster:
+    nodes: list[Node]
+    logs: Path
+
+
+def _empty_redis() -> redis.Redis:
+    client = redis.Redis.from_url(f"{REDIS}/{REDIS_DATABASE}")
+    try:
+        client.ping()
+    except redis.ConnectionError:
+        pytest.skip(f"the multi-process tests need Redis at {REDIS} (JUNQI_TEST_REDIS)")
+    client.flushdb()
+    return client
+
+
+@pytest.fixture
+def cluster(postgres_url: str, tmp_path: Path) -> Iterator[Cluster]:
+    """Two nodes started by ``scripts/cluster.sh`` on consecutive free ports."""
+    store = _empty_redis()
+    port = free_port()
+    while not _free(port + 1):
+        port = free_port()
+    logs = tmp_path / "nodes.log"
+    env = {
+        **os.environ,
+        "JUNQI_DATABASE_URL": postgres_url,
+        "JUNQI_REDIS_URL": f"{REDIS}/{REDIS_DATABASE}",
+        "JUNQI_ROOMS": json.dumps(ROOMS),
+        "JUNQI_LEASE_SECONDS": "1.5",
+        "JUNQI_ACTIONS_PER_10_SECONDS": "100000",
+        "JUNQI_SIGN_INS_PER_MINUTE": "100000",
+        "JUNQI_CLUSTER_LOGS": str(logs),
+    }
+    script = subprocess.Popen(
+        ["bash", str(REPO / "scripts" / "cluster.sh"), "2", str(port)],
+        env=env,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        nodes = []
+        assert script.stdout is not None
+        for _ in range(2):
+            line = script.stdout.readline().split()  # node N BASE pid PID
+            assert line[:1] == ["node"], f"the cluster did not start: {logs.read_text()}"
+            nodes.append(Node(line[2], int(line[4])))
+        yield Cluster(nodes, logs)
+    finally:
+        script.send_signal(signal.SIGTERM)
+        script.wait(30)
+        if script.stdout is not None:
+            script.stdout.close()
+        store.flushdb()
+        store.close()
+
+
+def _free(port: int) -> bool:
+    with socket.socket() as s:
+        try:
+            s.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+    return True
+
+
+@dataclass
+class Player:
+    """A socket client that plays random legal moves and keeps count of its accepted moves; when
+    its node goes away it reconnects to the next one and resyncs from its last event."""
+
+    name: str
+    bases: list[str]
+    token: str = ""
+    ws: Any = None
+    counter: int = 0
+    last_seq: int = 0
+    snapshot: dict[str, Any] | None = None
+    pending: dict[int, dict[str, Any]] = field(default_factory=dict)  # sent, not yet answered
+    accepted: list[dict[str, Any]] = field(default_factory=list)  # moves answered ok
+    reconnects: int = 0
+    received: list[dict[str, Any]] = field(default_factory=list)
+
+    async def connect(self) -> None:
+        if not self.token:
+            async with httpx.AsyncClient(base_url=self.bases[0]) as http:
+                reply = await http.post(
+                    "/api/auth/register", json={"name": self.name, "password": "secret-pw"}
+                )
+                self.token = reply.json()["token"]
+        for _ in range(100):
+            base = self.bases[0]
+            try:
+                url = base.replace("http", "ws") + f"/ws?token={self.token}"
+                self.ws = await websockets.connect(url)
+                return
+            except OSError:
+                self.bases.append(self.bases.pop(0))  # that node is gone: the next one
+                await asyncio.sleep(0.1)
+        raise AssertionError(f"{self.name} found no node")
+
+    async def send(self, message: dict[str, Any]) -> int:
+        self.counter += 1
+        await self.ws.send(json.dumps({"id": self.counter, **message}))
+        return self.counter
+
+    async def receive(self) -> dict[str, Any]:
+        message: dict[str, Any] = json.loads(await asyncio.wait_for(self.ws.recv(), 30))
+        self.received.append(message)
+        if message["type"] in ("table", "update"):
+            self.snapshot = message["snapshot"]
+            for event in message["events"]:
+                self.last_seq = max(self.last_seq, event["seq"])
+        if message["type"] in ("ok", "error"):
+            action = self.pending.pop(message["ref"], None)
+            if action is not None and message["type"] == "ok" and action["type"] == "move":
+                self.accepted.append(action)
+        return message
+
+    async def request(self, message: dict[str, Any]) -> dict[str, Any]:
+        ref = await self.send(message)
+        while True:
+            reply = await self.receive()
+            if reply["type"] in ("ok", "error") and reply["ref"] == ref:
+                return reply
+
+    async def play(self, table: str, seat: int, rng: random.Random) -> None:
+        """Deploy, then move whenever it is our turn, until the game is over."""
+        acted_at = -1
+        while True:
+            try:
+                message = await self.receive()
+            except websockets.ConnectionClosed:
+                self.pending.clear()  # whether those went through, the snapshot will say
+                self.bases.append(self.bases.pop(0))
+                await self.connect()
+                self.reconnects += 1
+                await self.send({"type": "open", "table": table, "since": self.last_seq})
+                acted_at = -1
+                continue
+            if message["type"] == "error" and message["code"] in ("stale_version", "moved"):
+                acted_at = -1
+            game = None if self.snapshot is None else self.snapshot["game"]
+            if game is None or self.snapshot is None:
+                continue
+            if game["phase"] == "finished":
+                return
+            version = self.snapshot["version"]
+            if version == acted_at or self.pending:
+                continue
+            me = game["seats"][seat]
+            if game["phase"] == "deploying" and not me["confirmed"]:
+                layout = engine.auto_layout("liangguo", seat, rng.randrange(10**6))
+                action: dict[str, Any] = {"type": "place_layout", "layout": layout}
+            elif game["phase"] == "playing" and game.get("legal_moves"):
+                origin = rng.choice(sorted(game["legal_moves"]))
+                target = rng.choice(game["legal_moves"][origin])
+                action = {"type": "move", "origin": origin, "target": target}
+            else:
+                continue
+            acted_at = version
+            ref = await self.send(
+                {"type": "act", "table": table, "version": version, "action": action}
+            )
+            self.pending[ref] = {**action, "seat": seat}
+
+
+async def seat_two(alice: Player, bob: Player) -> str:
+    """Alice opens a 二人 table on her node; Bob, on the other, finds it in his lobby and sits."""
+    await alice.connect()
+    await bob.connect()
+    table = str((await alice.request({"type": "create_table", "room": "duel"}))["table"])
+    assert (await bob.request({"type": "lobby"}))["type"] == "ok"
+    listed = next(m for m in bob.received if m["type"] == "lobby")
+    while not any(t["id"] == table for r in listed["lobby"]["rooms"] for t in r["tables"]):
+        listed = await bob.receive()
+    assert (await alice.request({"type": "sit", "table": table, "seat": 0}))["type"] == "ok"
+    assert (await bob.request({"type": "sit", "table": table, "seat": 1}))["type"] == "ok"
+    assert (await alice.request({"type": "ready", "table": table}))["type"] == "ok"
+    assert (await bob.request({"type": "ready", "table": table}))["type"] == "ok"
+    return table
+
+
+def recorded_moves(base: str, game_id: str) -> list[dict[str, Any]]:
+    """The moves of a finished game's record, as stored in the database (after a replay check)."""
+    reply = httpx.get(f"{base}/api/games/{game_id}/record")
+    assert reply.status_code == 200, reply.text
+    record = engine.GameRecord.from_json(json.dumps(reply.json()["record"]))
+    final = engine.replay(record)
+    assert final.result is not None
+    return [
+        {"seat": a.seat, "origin": a.origin, "target": a.target}
+        for a in record.actions
+        if isinstance(a, engine.Move)
+    ]
+
+
+def check_moves(players: list[Player], moves: list[dict[str, Any]], in_flight: int) -> None:
+    """Every accepted move is in the record once, in order; the record has at most
+    ``in_flight`` moves per player whose answer was lost with a node."""
+    for seat, player in enumerate(players):
+        mine = [m for m in moves if m["seat"] == seat]
+        accepted = [{k: a[k] for k in ("seat", "origin", "target")} for a in player.accepted]
+        assert len(mine) - in_flight <= len(accepted) <= len(mine)
+        it = iter(mine)  # accepted moves are a subsequence of the recorded ones
+        assert all(any(m == a for m in it) for a in accepted)
+    assert len(moves) == len({(i, m["origin"], m["target"]) for i, m in enumerate(moves)})
+
+
+async def hang_up(*players: Player) -> None:
+    for player in players:
+        if player.ws is not None:
+            with contextlib.suppress(Exception):
+                await player.ws.close()
+
+
+def test_a_game_across_two_nodes_plays_to_its_end(cluster: Cluster) -> None:
+    a, b = (node.base for node in cluster.nodes)
+    alice, bob = Player("alice", [a, b]), Player("bob", [b, a])
+
+    async def scenario() -> None:
+        table = await seat_two(alice, bob)
+        await asyncio.gather(
+            alice.play(table, 0, random.Random(1)), bob.play(table, 1, random.Random(2))
+        )
+        assert alice.snapshot is not None and bob.snapshot is not None
+        assert alice.snapshot["game"]["result"] == bob.snapshot["game"]["result"]
+        moves = recorded_moves(b, alice.snapshot["game_id"])
+        assert len(moves) > 10
+        check_moves([alice, bob], moves, in_flight=0)
+        assert alice.reconnects == bob.reconnects == 0
+
+    async def main() -> None:
+        try:
+            await scenario()
+        finally:
+            await hang_up(alice, bob)
+
+    asyncio.run(main())
+
+
+@pytest.mark.parametrize("stop", [signal.SIGKILL, signal.SIGTERM], ids=["kill-9", "stop"])
+def test_a_dead_nodes_game_finishes_on_the_other(cluster: Cluster, stop: signal.Signals) -> None:
+    owner, other = cluster.nodes
+    alice, bob = Player("alice", [owner.base, other.base]), Player("bob", [other.base])
+
+    async def scenario() -> None:
+        table = await seat_two(alice, bob)  # created on the owner's node: it runs the table
+        games = [
+            asyncio.create_task(alice.play(table, 0, random.Random(3))),
+            asyncio.create_task(bob.play(table, 1, random.Random(4))),
+        ]
+        while len(alice.accepted) + len(bob.accepted) < 12:
+            await asyncio.sleep(0.01)
+            assert not any(g.done() for g in games), "the game ended before the node stopped"
+        before = len(alice.accepted) + len(bob.accepted)
+        os.kill(owner.pid, stop)
+        stopped = time.monotonic()
+        while len(alice.accepted) + len(bob.accepted) == before:
+            await asyncio.sleep(0.01)
+        took = time.monotonic() - stopped
+        print(f"play went on {took:.2f} s after the node stopped")
+        assert took < 10, "nobody took the table over"
+        await asyncio.gather(*games)
+        assert alice.reconnects >= 1 and bob.reconnects == 0
+        moves = recorded_moves(other.base, str(bob.snapshot and bob.snapshot["game_id"]))
+        check_moves([alice, bob], moves, in_flight=1)
+        metrics = httpx.get(f"{other.base}/metrics").text
+        assert "junqi_table_takeovers_total 1.0" in metrics
+
+    async def main() -> None:
+        try:
+            await scenario()
+        finally:
+            await hang_up(alice, bob)
+
+    asyncio.run(main())
