@@ -19,7 +19,7 @@ def played(moves: int) -> list[tuple[engine.GameState, list[engine.Event]]]:
     """A 二人 game: the state and events after each accepted action."""
     rng = random.Random(5)
     state = engine.new_game("liangguo", seed=5, host=0, now=0.0)
-    steps = []
+    steps: list[tuple[engine.GameState, list[engine.Event]]] = []
     now = 0.0
     while len(steps) < moves and state.phase != "finished":
         now += 1.0
