@@ -22,10 +22,9 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-@contextmanager
-def live_server(tmp_path: Path, rooms: list[dict[str, Any]]) -> Iterator[str]:
-    """Start ``uvicorn`` with the app on a fresh SQLite file and ``rooms``; yield its base URL."""
-    port = free_port()
+def start_server(tmp_path: Path, rooms: list[dict[str, Any]], port: int) -> subprocess.Popen[bytes]:
+    """Start ``uvicorn`` with the app on ``port``, on the SQLite file ``live.db`` in ``tmp_path``
+    (kept between starts) and ``rooms``; returns once it answers."""
     env = {
         **os.environ,
         "JUNQI_DATABASE_URL": f"sqlite+aiosqlite:///{tmp_path / 'live.db'}",
@@ -48,17 +47,24 @@ def live_server(tmp_path: Path, rooms: list[dict[str, Any]]) -> Iterator[str]:
         ],
         env=env,
     )
-    base = f"http://127.0.0.1:{port}"
+    for _ in range(200):
+        try:
+            if httpx.get(f"http://127.0.0.1:{port}/health").status_code == 200:
+                return process
+        except httpx.TransportError:
+            time.sleep(0.1)
+    process.kill()
+    process.wait(10)
+    raise AssertionError("the server did not start")
+
+
+@contextmanager
+def live_server(tmp_path: Path, rooms: list[dict[str, Any]]) -> Iterator[str]:
+    """A server on a fresh SQLite file and ``rooms`` (``start_server``); yields its base URL."""
+    port = free_port()
+    process = start_server(tmp_path, rooms, port)
     try:
-        for _ in range(100):
-            try:
-                if httpx.get(f"{base}/health").status_code == 200:
-                    break
-            except httpx.TransportError:
-                time.sleep(0.1)
-        else:
-            raise AssertionError("the server did not start")
-        yield base
+        yield f"http://127.0.0.1:{port}"
     finally:
         process.terminate()
         process.wait(10)

@@ -1,6 +1,7 @@
 """Several server processes sharing PostgreSQL and Redis (``scripts/cluster.sh``): one lobby, games
 whose players sit on different processes, and a process killed mid-game whose tables another
-process takes over with every move kept once.
+process takes over with every move kept once. Also one embedded-default process (SQLite, no
+Redis) killed or stopped mid-game and started again: the game goes on.
 
 These need the machine's PostgreSQL (``JUNQI_TEST_POSTGRES``, set by ``.ci/run``) and Redis
 (``JUNQI_TEST_REDIS``, default ``redis://127.0.0.1:6379``); each test gets a fresh database and
@@ -29,7 +30,7 @@ import redis
 import websockets
 
 import engine
-from tests.live import free_port
+from tests.live import free_port, start_server
 
 REPO = Path(__file__).resolve().parents[2]
 REDIS = os.environ.get("JUNQI_TEST_REDIS", "redis://127.0.0.1:6379")
@@ -70,9 +71,10 @@ def _empty_redis() -> redis.Redis:
 def cluster(postgres_url: str, tmp_path: Path) -> Iterator[Cluster]:
     """Two nodes started by ``scripts/cluster.sh`` on consecutive free ports."""
     store = _empty_redis()
-    port = free_port()
-    while not _free(port + 1):
-        port = free_port()
+    # below the ephemeral range, so that no outgoing connection takes one meanwhile
+    port = random.randrange(20000, 32000, 2)
+    while not (_free(port) and _free(port + 1)):
+        port = random.randrange(20000, 32000, 2)
     logs = tmp_path / "nodes.log"
     env = {
         **os.environ,
@@ -140,7 +142,7 @@ class Player:
                     "/api/auth/register", json={"name": self.name, "password": "secret-pw"}
                 )
                 self.token = reply.json()["token"]
-        for _ in range(100):
+        for _ in range(300):
             base = self.bases[0]
             try:
                 url = base.replace("http", "ws") + f"/ws?token={self.token}"
@@ -196,6 +198,8 @@ class Player:
             if game is None or self.snapshot is None:
                 continue
             if game["phase"] == "finished":
+                while self.pending:  # the answer to the last move may come after its update
+                    await self.receive()
                 return
             version = self.snapshot["version"]
             if version == acted_at or self.pending:
@@ -211,9 +215,12 @@ class Player:
             else:
                 continue
             acted_at = version
-            ref = await self.send(
-                {"type": "act", "table": table, "version": version, "action": action}
-            )
+            try:
+                ref = await self.send(
+                    {"type": "act", "table": table, "version": version, "action": action}
+                )
+            except websockets.ConnectionClosed:
+                continue  # the next receive reconnects
             self.pending[ref] = {**action, "seat": seat}
 
 
@@ -327,3 +334,41 @@ def test_a_dead_nodes_game_finishes_on_the_other(cluster: Cluster, stop: signal.
             await hang_up(alice, bob)
 
     asyncio.run(main())
+
+
+@pytest.mark.parametrize("stop", [signal.SIGKILL, signal.SIGTERM], ids=["kill-9", "stop"])
+def test_a_restarted_server_resumes_its_game(tmp_path: Path, stop: signal.Signals) -> None:
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+    alice, bob = Player("alice", [base]), Player("bob", [base])
+    server = start_server(tmp_path, ROOMS, port)
+
+    async def scenario() -> None:
+        nonlocal server
+        table = await seat_two(alice, bob)
+        games = [
+            asyncio.create_task(alice.play(table, 0, random.Random(5))),
+            asyncio.create_task(bob.play(table, 1, random.Random(6))),
+        ]
+        while len(alice.accepted) + len(bob.accepted) < 12:
+            await asyncio.sleep(0.01)
+            assert not any(g.done() for g in games), "the game ended before the restart"
+        server.send_signal(stop)
+        server.wait(30)
+        server = await asyncio.to_thread(start_server, tmp_path, ROOMS, port)
+        await asyncio.gather(*games)
+        assert alice.reconnects >= 1 and bob.reconnects >= 1
+        assert bob.snapshot is not None
+        check_moves([alice, bob], recorded_moves(base, bob.snapshot["game_id"]), in_flight=1)
+
+    async def main() -> None:
+        try:
+            await scenario()
+        finally:
+            await hang_up(alice, bob)
+
+    try:
+        asyncio.run(main())
+    finally:
+        server.terminate()
+        server.wait(10)
