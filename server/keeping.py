@@ -1,25 +1,28 @@
 """Keeping running tables, so that a restart or another process can take them back exactly.
 
-A table is kept while its game runs: the table around the game (seats, ids, counters) and the
-game's record, written before the players hear of a change. ``DatabaseKeeper`` keeps them in the
-database, for the embedded single-process default. ``RedisKeeper`` keeps them in Redis as an
-append-only log (the record's header once, then each action and each event as it comes) and only
-while the writing process still owns the table, so that a process that lost its table to another
-can never write over the new owner's moves.
+A table is kept while its game runs, written before its players hear of a change: the table
+around the game (seats, ids, counters), the game record's header (rules, seed, start) once, then
+each action and each event appended as it comes, never rewritten. ``DatabaseKeeper`` keeps them in
+the database, for the embedded single-process default; ``RedisKeeper`` in Redis, and only while
+the writing process still owns the table, so that a process that lost its table to another can
+never write over the new owner's moves.
 """
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 import redis.asyncio as aioredis
+from sqlalchemy import delete, insert, select, update
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 import engine
 from engine import Event, GameState
-from server.store import Store
+from server.models import LiveLogEntry, LiveTable
 
 OWNER_KEY = "junqi:owner:"  # + table id: the process that owns the table (a lease)
 LIVE_SET = "junqi:live"  # ids of the kept tables
@@ -35,7 +38,7 @@ class KeptTable:
     table_id: str
     data: dict[str, Any]  # the table around the game (``Table.persist``)
     record: engine.GameRecord
-    events: list[tuple[int, Event]]  # the game's numbered events so far (may be empty)
+    events: list[tuple[int, Event]]  # the game's numbered events so far
 
 
 class Keeper(Protocol):
@@ -48,7 +51,8 @@ class Keeper(Protocol):
         events: list[tuple[int, Event]],
     ) -> None:
         """Keep the table: ``data``, the game in ``state`` (of which the first
-        ``saved_actions`` actions are kept already) and the ``events`` not kept yet."""
+        ``saved_actions`` actions are kept already) and the ``events`` not kept yet; returns
+        once they are written."""
 
     async def drop(self, table_id: str) -> None: ...
 
@@ -58,11 +62,53 @@ class Keeper(Protocol):
         """The ids of every kept table."""
 
 
-class DatabaseKeeper:
-    """Kept tables in the database (``live_tables``): the whole record, rewritten each time."""
+def header(state: GameState) -> str:
+    """The record of the game without its actions."""
+    return dataclasses.replace(engine.record_of(state), actions=()).to_json()
 
-    def __init__(self, store: Store) -> None:
-        self.store = store
+
+def new_actions(state: GameState, saved_actions: int) -> list[str]:
+    return [json.dumps(engine.action_to_dict(a)) for a in state.log[saved_actions:]]
+
+
+def kept_event(event: Event) -> str:
+    return json.dumps(event.to_dict(), ensure_ascii=False)
+
+
+def rebuilt(
+    table_id: str, data: str, head: str, actions: list[str], events: list[tuple[int, str]]
+) -> KeptTable:
+    """A kept table from its stored parts (a header written before the log existed may hold
+    actions of its own: the log's follow them)."""
+    record = json.loads(head)
+    record["actions"] += [json.loads(a) for a in actions]
+    return KeptTable(
+        table_id,
+        json.loads(data),
+        engine.GameRecord.from_json(json.dumps(record)),
+        [(seq, Event.from_dict(json.loads(event))) for seq, event in events],
+    )
+
+
+@dataclass
+class _Unwritten:
+    """What the next write holds for one table."""
+
+    data: str = ""
+    header: str | None = None  # a new game: its header, and the old game's log goes
+    rows: list[dict[str, Any]] = field(default_factory=list)
+
+
+class DatabaseKeeper:
+    """Kept tables in the database (``live_tables`` and ``live_log``). Saves made while a write is
+    under way go together in the next one (group commit): one transaction for every table that
+    moved meanwhile, each caller still answered only once its save is written."""
+
+    def __init__(self, sessions: async_sessionmaker[AsyncSession]) -> None:
+        self.sessions = sessions
+        self.unwritten: dict[str, _Unwritten] = {}
+        self.waiting: list[asyncio.Future[None]] = []
+        self.writer: asyncio.Task[None] | None = None
 
     async def save(
         self,
@@ -72,20 +118,81 @@ class DatabaseKeeper:
         saved_actions: int,
         events: list[tuple[int, Event]],
     ) -> None:
-        await self.store.save_table(table_id, data, engine.record_of(state).to_json())
+        unwritten = self.unwritten.setdefault(table_id, _Unwritten())
+        unwritten.data = json.dumps(data, ensure_ascii=False)
+        if saved_actions == 0:
+            unwritten.header, unwritten.rows = header(state), []
+        actions = enumerate(new_actions(state, saved_actions), start=saved_actions)
+        unwritten.rows += [
+            {"table_id": table_id, "kind": "action", "n": n, "body": body} for n, body in actions
+        ]
+        unwritten.rows += [
+            {"table_id": table_id, "kind": "event", "n": seq, "body": kept_event(event)}
+            for seq, event in events
+        ]
+        written = asyncio.get_running_loop().create_future()
+        self.waiting.append(written)
+        if self.writer is None or self.writer.done():
+            self.writer = asyncio.create_task(self._write())
+        await written
+
+    async def _write(self) -> None:
+        while self.unwritten:
+            unwritten, self.unwritten = self.unwritten, {}
+            waiting, self.waiting = self.waiting, []
+            try:
+                async with self.sessions() as session:
+                    await self._write_tables(session, unwritten)
+                    await session.commit()
+            except Exception as error:  # every save in it failed: its table says so
+                for written in waiting:
+                    written.set_exception(error)
+            else:
+                for written in waiting:
+                    written.set_result(None)
+
+    @staticmethod
+    async def _write_tables(session: AsyncSession, unwritten: dict[str, _Unwritten]) -> None:
+        rows = []
+        for table_id, table in unwritten.items():
+            if table.header is not None:
+                await session.execute(delete(LiveLogEntry).where(LiveLogEntry.table_id == table_id))
+                await session.merge(LiveTable(id=table_id, data=table.data, record=table.header))
+            else:
+                await session.execute(
+                    update(LiveTable).where(LiveTable.id == table_id).values(data=table.data)
+                )
+            rows += table.rows
+        if rows:
+            await session.execute(insert(LiveLogEntry), rows)
 
     async def drop(self, table_id: str) -> None:
-        await self.store.drop_table(table_id)
+        self.unwritten.pop(table_id, None)
+        if self.writer is not None and not self.writer.done():
+            await asyncio.shield(self.writer)  # a write under way must not outlive the drop
+        async with self.sessions() as session:
+            await session.execute(delete(LiveLogEntry).where(LiveLogEntry.table_id == table_id))
+            await session.execute(delete(LiveTable).where(LiveTable.id == table_id))
+            await session.commit()
 
     async def load(self, table_id: str) -> KeptTable | None:
-        found = await self.store.live_table(table_id)
-        if found is None:
-            return None
-        data, record = found
-        return KeptTable(table_id, data, engine.GameRecord.from_json(record), [])
+        async with self.sessions() as session:
+            row = await session.get(LiveTable, table_id)
+            if row is None:
+                return None
+            entries = await session.execute(
+                select(LiveLogEntry.kind, LiveLogEntry.n, LiveLogEntry.body)
+                .where(LiveLogEntry.table_id == table_id)
+                .order_by(LiveLogEntry.kind, LiveLogEntry.n)
+            )
+            log = entries.all()
+        actions = [body for kind, _, body in log if kind == "action"]
+        events = [(n, body) for kind, n, body in log if kind == "event"]
+        return rebuilt(table_id, row.data, row.record, actions, events)
 
     async def kept(self) -> list[str]:
-        return await self.store.live_table_ids()
+        async with self.sessions() as session:
+            return list((await session.execute(select(LiveTable.id))).scalars())
 
 
 # Appends to the kept log of a table, only if this process owns it (its lease).
@@ -136,18 +243,14 @@ class RedisKeeper:
         saved_actions: int,
         events: list[tuple[int, Event]],
     ) -> None:
-        header = ""
-        if saved_actions == 0:
-            header = dataclasses.replace(engine.record_of(state), actions=()).to_json()
-        actions = [json.dumps(engine.action_to_dict(a)) for a in state.log[saved_actions:]]
-        kept_events = [
-            json.dumps([seq, event.to_dict()], ensure_ascii=False) for seq, event in events
-        ]
+        head = header(state) if saved_actions == 0 else ""
+        actions = new_actions(state, saved_actions)
+        kept_events = [json.dumps([seq, kept_event(event)]) for seq, event in events]
         args: list[str | int] = [
             self.node,
             table_id,
             json.dumps(data, ensure_ascii=False),
-            header,
+            head,
             len(actions),
         ]
         if not await self._save(self.keys(table_id), [*args, *actions, *kept_events]):
@@ -162,18 +265,11 @@ class RedisKeeper:
             pipe.hmget(kept, ["data", "header"])
             pipe.lrange(actions_key, 0, -1)
             pipe.lrange(events_key, 0, -1)
-            (data, header), actions, events = await pipe.execute()
-        if data is None or header is None:
+            (data, head), actions, events = await pipe.execute()
+        if data is None or head is None:
             return None
-        record = json.loads(header)
-        record["actions"] = [json.loads(a) for a in actions]
-        numbered = [json.loads(e) for e in events]
-        return KeptTable(
-            table_id,
-            json.loads(data),
-            engine.GameRecord.from_json(json.dumps(record)),
-            [(seq, Event.from_dict(event)) for seq, event in numbered],
-        )
+        numbered = [(seq, event) for seq, event in map(json.loads, events)]
+        return rebuilt(table_id, data, head, actions, numbered)
 
     async def kept(self) -> list[str]:
         return sorted(str(m) for m in await self.redis.smembers(LIVE_SET))

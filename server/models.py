@@ -160,4 +160,17 @@ class LiveTable(Base):
 
     id: Mapped[str] = mapped_column(String(32), primary_key=True)
     data: Mapped[str] = mapped_column(Text)  # the table around the game, JSON
-    record: Mapped[str] = mapped_column(Text)  # the game so far, engine.GameRecord JSON
+    # the game's engine.GameRecord JSON without the actions after the start (in live_log)
+    record: Mapped[str] = mapped_column(Text)
+
+
+class LiveLogEntry(Base):
+    """An action or an event of a kept game (``LiveTable``), appended as it happens."""
+
+    __tablename__ = "live_log"
+
+    table_id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    kind: Mapped[str] = mapped_column(String(8), primary_key=True)  # "action" or "event"
+    # the action's number in the game, the event's seq
+    n: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
+    body: Mapped[str] = mapped_column(Text)  # JSON

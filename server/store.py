@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import json
 from datetime import UTC, datetime
-from typing import Any
 
-from sqlalchemy import delete, select
+from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from engine import GameState, PointsUnit, record_of
 from engine.levels import table_stake
-from server.models import EscapeRecord, Game, GameSeat, LiveTable, Standing
+from server.models import EscapeRecord, Game, GameSeat, Standing
 
 
 class Store:
@@ -100,28 +99,3 @@ class Store:
                     standing.draws += 1
             await session.commit()
         return points
-
-    async def save_table(self, table_id: str, data: dict[str, Any], record: str) -> None:
-        """Keep a running table for a restart (written before its players hear of the change)."""
-        async with self.sessions() as session:
-            row = await session.get(LiveTable, table_id)
-            if row is None:
-                row = LiveTable(id=table_id)
-                session.add(row)
-            row.data, row.record = json.dumps(data, ensure_ascii=False), record
-            await session.commit()
-
-    async def drop_table(self, table_id: str) -> None:
-        async with self.sessions() as session:
-            await session.execute(delete(LiveTable).where(LiveTable.id == table_id))
-            await session.commit()
-
-    async def live_table(self, table_id: str) -> tuple[dict[str, Any], str] | None:
-        """A table kept for a restart: the table around the game and the game's record."""
-        async with self.sessions() as session:
-            row = await session.get(LiveTable, table_id)
-            return None if row is None else (json.loads(row.data), row.record)
-
-    async def live_table_ids(self) -> list[str]:
-        async with self.sessions() as session:
-            return list((await session.execute(select(LiveTable.id))).scalars())

@@ -571,12 +571,15 @@ class Table:
         if self.state.phase != Phase.FINISHED:
             try:
                 await self.persist()  # before anyone hears of the move: a restart keeps it
-            except LeaseLost:
-                # another process owns the table: the change never happened here
+            except Exception as error:
+                # not kept, so it never happened: nobody hears of it, the player may try again
                 self.state, self.version, self.seq, logged, unsent = before
                 del self.log[logged:], self.unsent[unsent:]
-                self.services.on_lost(self)
-                raise TableError("moved", "the table moved to another server; try again") from None
+                if isinstance(error, LeaseLost):  # another process owns the table
+                    self.services.on_lost(self)
+                    raise TableError("moved", "the table moved to another server") from None
+                log.exception("a move could not be kept", extra={"table": self.id})
+                raise TableError("unavailable", "the move could not be kept; try again") from None
         if self.metrics is not None and isinstance(action, engine.Move):
             self.metrics.moves.inc()
         if self.state.phase == Phase.FINISHED:

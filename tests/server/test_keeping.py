@@ -1,18 +1,23 @@
-"""Kept tables in Redis: an append-only log that a new owner rebuilds exactly, written only under
-the table's lease (needs the machine's Redis, as the multi-process tests do)."""
+"""Kept tables: an append-only log that a restart or a new owner rebuilds exactly; in Redis written
+only under the table's lease (needs the machine's Redis, as the multi-process tests do), in the
+database many tables in one write. A move that cannot be kept never happened."""
 
 from __future__ import annotations
 
 import asyncio
 import random
+from pathlib import Path
 
 import pytest
 import redis.asyncio as aioredis
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 import engine
-from server.keeping import OWNER_KEY, LeaseLost, RedisKeeper
+from server.db import Database, migrate
+from server.keeping import OWNER_KEY, DatabaseKeeper, LeaseLost, RedisKeeper
 from tests.engine.test_random_games import choose_action
 from tests.server.test_cluster import REDIS, REDIS_DATABASE, _empty_redis
+from tests.server.test_realtime import duel
 
 
 def played(moves: int) -> list[tuple[engine.GameState, list[engine.Event]]]:
@@ -66,3 +71,69 @@ def test_a_new_owner_rebuilds_the_kept_game_and_the_old_one_can_no_longer_write(
             await redis.aclose()
 
     asyncio.run(scenario())
+
+
+def test_the_database_keeps_many_tables_at_once_and_rebuilds_each(database_url: str) -> None:
+    games = {"t1": played(60), "t2": played(25)}
+
+    async def keep(keeper: DatabaseKeeper, table_id: str) -> list[tuple[int, engine.Event]]:
+        seq, saved, log = 0, 0, []
+        for state, events in games[table_id]:
+            numbered = [(seq := seq + 1, e) for e in events]
+            log += numbered
+            await keeper.save(table_id, {"seq": seq}, state, saved, numbered)
+            saved = len(state.log)
+        return log
+
+    async def scenario(sessions: async_sessionmaker[AsyncSession]) -> None:
+        keeper = DatabaseKeeper(sessions)
+        logs = await asyncio.gather(keep(keeper, "t1"), keep(keeper, "t2"))  # saves interleave
+        assert sorted(await keeper.kept()) == ["t1", "t2"]
+        for (table_id, steps), log in zip(games.items(), logs, strict=True):
+            kept = await DatabaseKeeper(sessions).load(table_id)  # as after a restart
+            assert kept is not None and kept.data == {"seq": len(log)}
+            assert engine.replay(kept.record) == steps[-1][0]
+            assert [(s, e.to_dict()) for s, e in kept.events] == [(s, e.to_dict()) for s, e in log]
+        # a new game at the same table starts a new log
+        first = games["t2"][0][0]
+        await keeper.save("t2", {"seq": 0}, first, 0, [])
+        again = await keeper.load("t2")
+        assert again is not None and engine.replay(again.record) == first and again.events == []
+        await keeper.drop("t1")
+        assert await keeper.kept() == ["t2"] and await keeper.load("t1") is None
+
+    async def main() -> None:
+        await migrate(database_url)
+        database = Database(database_url)
+        try:
+            await scenario(database.sessions)
+        finally:
+            await database.close()
+
+    asyncio.run(main())
+
+
+def test_a_move_that_cannot_be_kept_never_happened(tmp_path: Path) -> None:
+    with duel(tmp_path, 3, {"move_seconds": 30}) as (client, _, alice, bob, table):
+        keeper = client.app.state.lobby.services.keeper  # type: ignore[attr-defined]
+        save = keeper.save
+        game = alice.game
+        assert game is not None and game["to_move"] == 0
+        origin = sorted(game["legal_moves"])[0]
+        move = {"type": "move", "origin": origin, "target": game["legal_moves"][origin][0]}
+
+        async def broken(*args: object) -> None:
+            raise OSError("disk full")
+
+        keeper.save = broken
+        version = alice.version
+        refused = alice.act(table, move)
+        assert refused["code"] == "unavailable"
+        keeper.save = save
+        assert alice.request({"type": "open", "table": table})["type"] == "ok"
+        assert alice.version == version  # the table did not move on
+        played = alice.act(table, move)
+        assert played["type"] == "ok"  # and the same move is played again
+        bob.sync(played["version"])
+        seen = [e for m in bob.received if m["type"] == "update" for e in m["events"]]
+        assert sum(e["kind"] == "moved" for e in seen) == 1

@@ -24,6 +24,7 @@ TABLES = {
     "audit_log",
     "escapes",
     "live_tables",
+    "live_log",
     "alembic_version",
 }
 
