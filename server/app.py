@@ -7,6 +7,7 @@ Redis and tables are owned, kept and taken over through it (``server.cluster``).
 from __future__ import annotations
 
 import asyncio
+import gc
 import os
 import secrets
 import socket
@@ -30,7 +31,8 @@ from server.limits import RateLimits
 from server.store import Store
 
 
-def create_app(settings: Settings | None = None) -> FastAPI:
+def create_app(settings: Settings | None = None, tune_gc: bool = False) -> FastAPI:
+    """The app; ``tune_gc`` (for a server process of its own) tunes the garbage collector."""
     settings = settings or get_settings()
 
     @asynccontextmanager
@@ -72,6 +74,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         metrics.count_live_tables(lambda: sum(t.in_game for t in app.state.lobby.tables.values()))
         lag = asyncio.create_task(metrics.watch_loop_lag())
         await app.state.lobby.start()  # the games running when the server stopped go on
+        if tune_gc:
+            # what start-up made lives as long as the process: the collector need not go
+            # through it again, and collects less often (its passes stall every table at once)
+            gc.collect()
+            gc.freeze()
+            gc.set_threshold(20_000, 20, 20)
         app.state.limits = RateLimits(
             settings.sign_ins_per_minute,
             settings.tables_per_minute,

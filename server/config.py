@@ -75,6 +75,7 @@ class Settings(BaseSettings):
     allowed_origins: list[str] = Field(default_factory=list)  # of web pages that may open
     # sockets; empty: the page must come from this server itself (same host and port)
     heartbeat_seconds: float = 20.0
+    ws_compression: bool = False  # permessage-deflate on sockets (less traffic, more memory)
     log_json: bool = True  # log lines as JSON objects (structured logs); False: uvicorn's text
     bot_workers: int = 2  # processes in which bots think
     bot_pause_seconds: float = 0.4  # a bot waits this long before it acts

@@ -61,6 +61,9 @@ class Keeper(Protocol):
     async def kept(self) -> list[str]:
         """The ids of every kept table."""
 
+    async def close(self) -> None:
+        """Finish the writes under way."""
+
 
 def header(state: GameState) -> str:
     """The record of the game without its actions."""
@@ -194,6 +197,10 @@ class DatabaseKeeper:
         async with self.sessions() as session:
             return list((await session.execute(select(LiveTable.id))).scalars())
 
+    async def close(self) -> None:
+        if self.writer is not None:
+            await asyncio.gather(self.writer, return_exceptions=True)
+
 
 # Appends to the kept log of a table, only if this process owns it (its lease).
 # KEYS: owner, kept hash, actions list, events list, live set.
@@ -273,3 +280,6 @@ class RedisKeeper:
 
     async def kept(self) -> list[str]:
         return sorted(str(m) for m in await self.redis.smembers(LIVE_SET))
+
+    async def close(self) -> None:
+        """Nothing to finish: each save is written before it returns."""

@@ -117,6 +117,7 @@ class Lobby:
             task.cancel()
         for table in self.tables.values():
             await table.stop()
+        await self.keeper.close()
         if self.cluster is not None:
             for table in self.tables.values():
                 if not table.in_game:  # kept tables go to another node; the others end here

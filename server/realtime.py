@@ -14,12 +14,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
-import json
 import time
 from datetime import UTC, datetime
 from typing import Annotated, Any, Literal
 from urllib.parse import urlsplit
 
+import orjson
 from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 from pydantic import BaseModel, Field, TypeAdapter, ValidationError
 
@@ -30,7 +30,7 @@ from server.limits import RateLimits
 from server.lobby import LOBBY_TOPIC, Lobby
 from server.models import User
 from server.penalties import escape_standing
-from server.tables import TableError, viewer_key
+from server.tables import TableError, json_text, viewer_key
 
 router = APIRouter()
 BANNED = 4003  # the close code of a banned user's sockets
@@ -181,7 +181,7 @@ class Connection:
         self.send_lock = asyncio.Lock()
 
     async def send(self, message: dict[str, Any]) -> None:
-        await self.send_text(json.dumps(message, ensure_ascii=False))
+        await self.send_text(json_text(message))
 
     async def send_text(self, text: str) -> None:
         async with self.send_lock:
@@ -219,8 +219,8 @@ class Connection:
             )
             return
         try:
-            data = json.loads(raw)
-        except json.JSONDecodeError:
+            data = orjson.loads(raw)
+        except orjson.JSONDecodeError:
             await self.error(None, "bad_json", "messages are JSON objects")
             return
         ref = data.get("id") if isinstance(data, dict) else None

@@ -17,7 +17,6 @@ import asyncio
 import contextlib
 import dataclasses
 import inspect
-import json
 import logging
 import secrets
 import time
@@ -25,6 +24,8 @@ import uuid
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
 from typing import Any, TypeVar
+
+import orjson
 
 import engine
 from engine import (
@@ -684,15 +685,14 @@ class Table:
                 "seq": self.seq,
                 "players": self.players_by_user(),
                 "views": {
-                    viewer_key(viewer): json.dumps(
+                    viewer_key(viewer): json_text(
                         {
                             "type": "update",
                             "table": self.id,
                             "version": self.version,
                             "events": shown_events(events, viewer),
                             "snapshot": self.snapshot(viewer),
-                        },
-                        ensure_ascii=False,
+                        }
                     )
                     for viewer in self.viewers()
                 },
@@ -786,6 +786,11 @@ class Table:
             "game": None if self.state is None else engine.view(self.state, viewer),
             "points": self.last_points if self.status == "finished" else None,
         }
+
+
+def json_text(message: dict[str, Any]) -> str:
+    """A message as JSON text (orjson: about ten times as fast as the standard library)."""
+    return orjson.dumps(message, option=orjson.OPT_NON_STR_KEYS).decode()
 
 
 def shown_events(events: list[tuple[int, Event]], viewer: int | None) -> list[dict[str, Any]]:
