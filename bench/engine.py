@@ -1,6 +1,7 @@
 """Move-generation benchmark: prints figures, asserts nothing.
 
-Usage: ``.venv/bin/python bench/engine.py [--positions 60] [--repeat 300] [--games 20]``
+Usage: ``.venv/bin/python bench/engine.py [--positions 60] [--repeat 300] [--games 20] [--views 20]
+[--views-only]``
 
 Positions are typical mid-game 四国 positions: four auto-deployed armies after 40-240 random
 legal moves with combat (50-95 pieces left). For the side to move it times
@@ -10,6 +11,14 @@ legal moves with combat (50-95 pieces left). For the side to move it times
   ``{station: (seat, rank)}`` dict) and on a prepared ``Position``;
 and, for scale, a seat's moves through the slow, literal reference generator of the test suite.
 Figures are medians over positions of the mean time per call, on one core.
+
+Then views: ``engine.view`` of mid-game states of every variant (real games through
+``engine.apply``: the defaults before play, then 40-240 random legal moves, or flips, with the
+variant's default rules; 四国 once more with team engineer scouting, whose private reveals the
+view looks through), against the plain view it replaced (``tests.engine.view_reference``), for
+the seat to move (which also gets its legal moves), the other seats and a spectator; and per
+view when every seat and a spectator look at a new state once, as the server does after every
+action (the view's per-position cache starts cold).
 
 Then whole games: random playouts of every variant through ``engine.apply`` (the defaults before
 play — automatic layouts, picks, bids — then uniformly random legal moves, or flips, until the
@@ -34,6 +43,7 @@ import engine
 from engine.movement import destination_mask, friendly_mask, move_tables
 from engine.sampling import random_action, random_position
 from tests.engine.reference import reference_destinations
+from tests.engine.view_reference import reference_view
 
 # The fastest public pure-Python 四国 move generator we know of (DEVELOPERS' guide), same machine.
 PUBLIC_BEST_SEAT_US = 78.0
@@ -57,9 +67,14 @@ def main() -> None:
     parser.add_argument("--positions", type=int, default=60)
     parser.add_argument("--repeat", type=int, default=300)
     parser.add_argument("--games", type=int, default=20)
+    parser.add_argument("--views", type=int, default=20, help="mid-game states per variant")
+    parser.add_argument("--views-only", action="store_true", help="time views only")
     args = parser.parse_args()
     if hasattr(os, "sched_setaffinity"):
         os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[0]})
+    if args.views_only:
+        view_benchmark(args.views, max(1, args.repeat // 6))
+        return
 
     v = engine.get_variant("siguo")
     t = move_tables(v.board)
@@ -119,6 +134,8 @@ def main() -> None:
         f"{'met' if seat_pairs < 200 else 'NOT met'}"
     )
 
+    view_benchmark(args.views, max(1, args.repeat // 6))
+
     print(f"random playouts ({args.games} games per variant):")
     for variant in sorted(engine.VARIANTS):
         start = time.perf_counter()
@@ -133,6 +150,90 @@ def main() -> None:
             f"{played / args.games:5.0f} actions/game   {in_apply / played * 1e6:6.1f} µs per apply"
         )
     print("target: at least 10 complete random 四国 games per second")
+
+
+VIEW_CASES: list[tuple[str, dict[str, str]]] = [
+    ("siguo", {}),
+    ("siguo", {"engineer_scouting": "team"}),
+    ("luanzhan", {}),
+    ("sandayi", {}),
+    ("sanguo", {}),
+    ("liangguo", {}),
+    ("fanqi", {}),
+]
+
+
+def view_benchmark(count: int, repeat: int) -> None:
+    """Median µs per view over ``count`` mid-game states per case: plain view → engine.view."""
+    print(
+        f"views of mid-game states ({count} per variant), µs per view, "
+        "plain reference view → engine.view:"
+    )
+    print(
+        f"  {'':<28} {'seat to move':>20} {'other seats':>20} {'spectator':>20} "
+        f"{'every viewer, new state':>26}"
+    )
+    siguo_ratio = 0.0
+    for variant, options in VIEW_CASES:
+        states = [
+            midgame_state(variant, seed, 40 + seed * 200 // count, options) for seed in range(count)
+        ]
+        cells = []
+        for kind in ("to move", "other seats", "spectator", "round"):
+            n = len(viewers_of(states[0], kind))  # the same for every state of a variant
+            old = per_call_us([view_call(reference_view, s, kind) for s in states], repeat) / n
+            new = per_call_us([view_call(engine.view, s, kind) for s in states], repeat) / n
+            cells.append(f"{old:6.1f} → {new:5.1f} {old / new:4.1f}x")
+            if variant == "siguo" and not options and kind == "round":
+                siguo_ratio = old / new
+        name = variant + "".join(f" {k}={v}" for k, v in options.items())
+        print(f"  {name:<28} {cells[0]:>20} {cells[1]:>20} {cells[2]:>20} {cells[3]:>26}")
+    print(
+        f"target: engine.view at least 3x faster than the plain view on mid-game 四国 "
+        f"(every viewer, new state): {siguo_ratio:.1f}x, {'met' if siguo_ratio >= 3 else 'NOT met'}"
+    )
+
+
+def midgame_state(variant: str, seed: int, moves: int, options: dict[str, str]) -> engine.GameState:
+    """The state of a random game (``random_action``) once ``moves`` moves were made in play,
+    or its last state in play if it ended sooner."""
+    rng = random.Random(f"view/{variant}/{seed}")
+    state = engine.new_game(variant, seed=seed, options=options)
+    last = None
+    while state.phase != "finished":
+        if state.phase == "playing":
+            last = state
+            if state.total_moves >= moves:
+                break
+        state, _ = engine.apply(state, random_action(state, rng))
+    assert last is not None
+    return last
+
+
+def viewers_of(state: engine.GameState, kind: str) -> list[int | None]:
+    """The viewers timed together: the seat to move, the other seats, a spectator, or (a
+    ``round``) every seat and a spectator."""
+    seats: list[int | None] = list(state.variant.seats)
+    groups: dict[str, list[int | None]] = {
+        "to move": [state.to_move],
+        "other seats": [s for s in seats if s != state.to_move],
+        "spectator": [None],
+        "round": [*seats, None],
+    }
+    return groups[kind]
+
+
+def view_call(
+    view: Callable[[engine.GameState, int | None], object], state: engine.GameState, kind: str
+) -> Callable[[], None]:
+    """One call: the views of ``viewers_of(state, kind)``."""
+    viewers = viewers_of(state, kind)
+
+    def call() -> None:
+        for viewer in viewers:
+            view(state, viewer)
+
+    return call
 
 
 def random_game(variant: str, seed: int) -> tuple[int, float]:

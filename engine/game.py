@@ -222,6 +222,37 @@ def _audience(
     return frozenset(seats)
 
 
+def visible_ranks(state: GameState, viewer: int | None) -> int:
+    """The stations (a mask of indices) holding a piece whose rank ``viewer`` may see: for every
+    piece at once, exactly ``sees(rank_audience(state, index), viewer)``, with the reveals looked
+    through once instead of once per piece."""
+    position = state.position
+    if position is None:
+        return 0
+    rules = state.rules
+    if state.phase == Phase.FINISHED or rules.information == Information.OPEN:
+        return position.occupied
+    if state.flip is not None:
+        return position.occupied & ~state.flip.face_down
+    reveals = state.reveals
+    mask = 0
+    for index in reveals.public:
+        mask |= 1 << index
+    if viewer is not None:
+        for index, seat in reveals.private:
+            if seat == viewer:
+                mask |= 1 << index
+        if rules.information == Information.PARTNERS_OPEN:
+            teams = state.teams
+            team = teams[viewer]
+            for seat, pieces in enumerate(position.seat_masks):
+                if teams[seat] == team:
+                    mask |= pieces
+        else:
+            mask |= position.seat_masks[viewer]
+    return mask & position.occupied
+
+
 def moves_of(state: GameState, seat: int) -> dict[int, int]:
     """The legal moves of ``seat`` now: ``{origin index: destination mask}``."""
     if state.phase != Phase.PLAYING or state.position is None:
@@ -232,6 +263,7 @@ def moves_of(state: GameState, seat: int) -> dict[int, int]:
 
 
 _LISTS = ("drafts", "seats", "watches")  # tuples in GameState, lists while being worked on
+_FIELDS = tuple(f.name for f in dataclasses.fields(GameState))
 
 
 class _Game:
@@ -267,9 +299,9 @@ class _Game:
 
     def __init__(self, state: GameState) -> None:
         self.state = state
-        for f in dataclasses.fields(GameState):
-            value = getattr(state, f.name)
-            setattr(self, f.name, list(value) if f.name in _LISTS else value)
+        for name in _FIELDS:
+            value = getattr(state, name)
+            setattr(self, name, list(value) if name in _LISTS else value)
         self.events: list[Event] = []
 
     def freeze(self) -> GameState:

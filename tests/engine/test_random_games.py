@@ -192,6 +192,7 @@ def test_state_after_steps_through_a_record() -> None:
 
 
 def test_the_audit_catches_a_leak(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(engine_views, "rank_audience", lambda state, index: None)
+    # a view showing every rank to everyone
+    monkeypatch.setattr(engine_views, "visible_ranks", lambda state, viewer: -1)
     with pytest.raises(AssertionError):
         play_random_game("liangguo", 3, audit=True)  # a hidden-information game
