@@ -199,7 +199,8 @@ def action_from_dict(data: Mapping[str, Any]) -> Action:
     """Parse the JSON form of an action; MalformedInput says what is wrong with it."""
     if not isinstance(data, Mapping):
         raise MalformedInput("an action is a JSON object")
-    cls = ACTION_TYPES.get(data.get("type", ""))
+    kind = data.get("type")
+    cls = ACTION_TYPES.get(kind) if isinstance(kind, str) else None  # a list cannot be hashed
     if cls is None:
         raise MalformedInput(f"unknown action type {data.get('type')!r}")
     values: dict[str, Any] = {}

@@ -17,7 +17,7 @@ from sqlalchemy import select
 
 from engine import VARIANTS
 from server import moderation
-from server.accounts import CurrentUser, Session
+from server.accounts import NO_NUL, REFUSALS, CurrentUser, Name, Session
 from server.lobby import Lobby
 from server.models import AuditEntry, Game, GameSeat, User, aware
 from server.tables import TableError
@@ -32,7 +32,10 @@ async def admin_user(user: CurrentUser) -> User:
 
 
 Admin = Annotated[User, Depends(admin_user)]
-Reason = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=500)]
+Reason = Annotated[
+    str, StringConstraints(strip_whitespace=True, min_length=1, max_length=500, pattern=NO_NUL)
+]
+MAX_MINUTES = 100 * 365 * 24 * 60  # a ban or mute of a century at most (dates end at 9999)
 
 
 class ReasonIn(BaseModel):
@@ -50,11 +53,12 @@ class PenaltyIn(ReasonIn):
 
 
 class BanIn(ReasonIn):
-    minutes: int | None = Field(ge=1, examples=[1440])  # null: permanent (given explicitly)
+    # null: permanent (given explicitly)
+    minutes: int | None = Field(ge=1, le=MAX_MINUTES, examples=[1440])
 
 
 class MuteIn(ReasonIn):
-    minutes: int = Field(ge=1, examples=[30])
+    minutes: int = Field(ge=1, le=MAX_MINUTES, examples=[30])
 
 
 class UserRow(BaseModel):
@@ -115,7 +119,10 @@ def _refused(error: TableError) -> HTTPException:
 
 @router.get("/users", response_model=list[UserRow])
 async def users(
-    _: Admin, session: Session, name: str | None = None, limit: int = Query(100, ge=1, le=500)
+    _: Admin,
+    session: Session,
+    name: Annotated[str | None, Query(pattern=NO_NUL)] = None,
+    limit: int = Query(100, ge=1, le=500),
 ) -> list[UserRow]:
     """Users by id, with their bans and mutes; ``name`` filters by part of the name."""
     query = select(User).order_by(User.id).limit(limit)
@@ -223,8 +230,8 @@ async def dissolve(table_id: str, body: ReasonIn, admin: Admin, request: Request
     return {"game_id": done["game_id"]}
 
 
-@router.post("/users/{name}/penalty")
-async def penalty(name: str, body: PenaltyIn, admin: Admin, session: Session) -> dict[str, Any]:
+@router.post("/users/{name}/penalty", responses=REFUSALS)
+async def penalty(name: Name, body: PenaltyIn, admin: Admin, session: Session) -> dict[str, Any]:
     """Take points from a user's standing in one variant."""
     if body.variant not in VARIANTS:
         raise HTTPException(422, f"no variant {body.variant!r}")
@@ -234,7 +241,7 @@ async def penalty(name: str, body: PenaltyIn, admin: Admin, session: Session) ->
 
 
 @router.post("/users/{name}/ban", response_model=UserRow)
-async def ban(name: str, body: BanIn, admin: Admin, session: Session, request: Request) -> UserRow:
+async def ban(name: Name, body: BanIn, admin: Admin, session: Session, request: Request) -> UserRow:
     """Ban a user for ``minutes``, or for good (``null``): no login, the tokens stop working
     and the user's sockets are closed at once (code 4003)."""
     user = await _user(session, name)
@@ -243,7 +250,7 @@ async def ban(name: str, body: BanIn, admin: Admin, session: Session, request: R
 
 
 @router.post("/users/{name}/unban", response_model=UserRow)
-async def unban(name: str, body: ReasonIn, admin: Admin, session: Session) -> UserRow:
+async def unban(name: Name, body: ReasonIn, admin: Admin, session: Session) -> UserRow:
     user = await _user(session, name)
     await moderation.unban(session, user, admin, body.reason)
     return user_row(user)
@@ -251,7 +258,7 @@ async def unban(name: str, body: ReasonIn, admin: Admin, session: Session) -> Us
 
 @router.post("/users/{name}/mute", response_model=UserRow)
 async def mute(
-    name: str, body: MuteIn, admin: Admin, session: Session, request: Request
+    name: Name, body: MuteIn, admin: Admin, session: Session, request: Request
 ) -> UserRow:
     """Refuse a user's chat lines for ``minutes``."""
     user = await _user(session, name)
@@ -260,7 +267,7 @@ async def mute(
 
 
 @router.post("/users/{name}/unmute", response_model=UserRow)
-async def unmute(name: str, body: ReasonIn, admin: Admin, session: Session) -> UserRow:
+async def unmute(name: Name, body: ReasonIn, admin: Admin, session: Session) -> UserRow:
     user = await _user(session, name)
     await moderation.unmute(session, user, admin, body.reason)
     return user_row(user)

@@ -34,6 +34,7 @@ from server.store import Store
 def create_app(settings: Settings | None = None, tune_gc: bool = False) -> FastAPI:
     """The app; ``tune_gc`` (for a server process of its own) tunes the garbage collector."""
     settings = settings or get_settings()
+    observability.redact_tokens()  # sockets carry their token in the URL, which uvicorn logs
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:

@@ -12,11 +12,12 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
 import time
 from collections.abc import Callable
 
 from fastapi import APIRouter, Request, Response
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, PlainTextResponse
 from prometheus_client import (
     CONTENT_TYPE_LATEST,
     CollectorRegistry,
@@ -90,7 +91,7 @@ async def ready(request: Request) -> Response:
     return JSONResponse({"status": "ready"})
 
 
-@router.get("/metrics")
+@router.get("/metrics", response_class=PlainTextResponse)
 async def metrics(request: Request) -> Response:
     """The Prometheus text format."""
     registry = request.app.state.metrics.registry
@@ -108,3 +109,28 @@ def json_logging(level: str = "INFO") -> None:
         logger.handlers = [handler]
         logger.setLevel(level)
         logger.propagate = False
+
+
+_TOKEN = re.compile(r"(token=)[^&\s\"']+")
+
+
+class RedactTokens(logging.Filter):
+    """Sockets carry their bearer token in the URL (``/ws?token=...``) and uvicorn logs URLs
+    (the socket's at INFO, each request's in the access log): the token is cut out of them."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if isinstance(record.msg, str):
+            record.msg = _TOKEN.sub(r"\1[redacted]", record.msg)
+        if isinstance(record.args, tuple):  # uvicorn's access formatter reads its args back
+            record.args = tuple(
+                _TOKEN.sub(r"\1[redacted]", a) if isinstance(a, str) else a for a in record.args
+            )
+        return True
+
+
+def redact_tokens() -> None:
+    """Keep tokens out of uvicorn's log lines, however uvicorn was set up to log."""
+    for name in ("uvicorn.error", "uvicorn.access"):
+        logger = logging.getLogger(name)
+        if not any(isinstance(f, RedactTokens) for f in logger.filters):
+            logger.addFilter(RedactTokens())

@@ -19,6 +19,7 @@ from datetime import UTC, datetime
 from typing import Annotated, Any, Literal
 from urllib.parse import urlsplit
 
+import anyio
 import orjson
 from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 from pydantic import BaseModel, Field, TypeAdapter, ValidationError
@@ -197,7 +198,7 @@ class Connection:
             try:
                 while True:
                     await handle(await sub.get())
-            except (WebSocketDisconnect, RuntimeError):
+            except (WebSocketDisconnect, RuntimeError, anyio.ClosedResourceError):
                 pass  # the client went away; the socket loop cleans up
             finally:
                 sub.close()
@@ -223,7 +224,7 @@ class Connection:
         except orjson.JSONDecodeError:
             await self.error(None, "bad_json", "messages are JSON objects")
             return
-        ref = data.get("id") if isinstance(data, dict) else None
+        ref = _echoable(data.get("id")) if isinstance(data, dict) else None
         try:
             message = _parse.validate_python(data)
         except ValidationError as error:
@@ -416,16 +417,24 @@ class Connection:
             self.unfollow(topic)
 
 
+def _echoable(ident: Any) -> Any:
+    """A client's ``id`` as its answer can carry it (``ref``): orjson writes at most 254 nested
+    levels, so a deeper one goes unechoed."""
+    try:
+        orjson.dumps(ident)
+    except orjson.JSONEncodeError:
+        return None
+    return ident
+
+
 def origin_allowed(ws: WebSocket, allowed: list[str]) -> bool:
-    """A browser names the page that opens a socket (Origin): only our own pages, or those
+    """A browser names the page that opens a socket (Origin): only our own pages, and those
     configured, may (so another site cannot play with a visitor's token). Clients that are not
     browsers send no Origin."""
     origin = ws.headers.get("origin")
     if origin is None:
         return True
-    if allowed:
-        return origin in allowed
-    return urlsplit(origin).netloc == ws.headers.get("host")
+    return origin in allowed or urlsplit(origin).netloc == ws.headers.get("host")
 
 
 @router.websocket("/ws")
@@ -453,7 +462,13 @@ async def socket(ws: WebSocket) -> None:
     idle = app.state.settings.heartbeat_seconds * 3
     try:
         while True:
-            raw = await asyncio.wait_for(ws.receive_text(), idle)
+            frame = await asyncio.wait_for(ws.receive(), idle)
+            if frame["type"] == "websocket.disconnect":
+                break
+            raw = frame.get("text")
+            if raw is None:  # a binary frame
+                await connection.error(None, "bad_json", "messages are JSON text frames")
+                continue
             await connection.handle(raw)
     except (WebSocketDisconnect, TimeoutError, RuntimeError):
         pass  # gone, silent too long, or closed while we were answering

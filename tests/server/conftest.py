@@ -6,22 +6,15 @@ machine's server); each test gets a database of its own, migrated from nothing, 
 
 from __future__ import annotations
 
-import asyncio
-import os
-import secrets
 from collections.abc import Iterator
 from pathlib import Path
 
-import asyncpg
 import pytest
 from fastapi.testclient import TestClient
 
 from server.app import create_app
 from server.config import RoomConfig, Settings
-
-POSTGRES = os.environ.get(
-    "JUNQI_TEST_POSTGRES"
-)  # e.g. postgresql+asyncpg://postgres@127.0.0.1/test
+from tests.server.databases import database
 
 FAST_ROOMS = [
     RoomConfig(
@@ -39,30 +32,16 @@ FAST_ROOMS = [
 ]
 
 
-async def _admin(url: str, sql: str) -> None:
-    plain = url.replace("postgresql+asyncpg://", "postgresql://")
-    connection = await asyncpg.connect(plain)
-    try:
-        await connection.execute(sql)
-    finally:
-        await connection.close()
-
-
 @pytest.fixture
-def postgres_url() -> Iterator[str]:
-    if POSTGRES is None:
-        pytest.skip("PostgreSQL tests need JUNQI_TEST_POSTGRES (set by .ci/run)")
-    name = f"junqi_test_{secrets.token_hex(4)}"
-    asyncio.run(_admin(POSTGRES, f"CREATE DATABASE {name}"))
-    yield POSTGRES.rsplit("/", 1)[0] + "/" + name
-    asyncio.run(_admin(POSTGRES, f"DROP DATABASE {name} WITH (FORCE)"))
+def postgres_url(tmp_path: Path) -> Iterator[str]:
+    with database("postgresql", tmp_path) as url:
+        yield url
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
-def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
-    if request.param == "sqlite":
-        return f"sqlite+aiosqlite:///{tmp_path / 'junqi.db'}"
-    return str(request.getfixturevalue("postgres_url"))
+def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    with database(request.param, tmp_path) as url:
+        yield url
 
 
 def make_settings(database_url: str, **changes: object) -> Settings:

@@ -307,11 +307,6 @@ def test_pages_of_other_origins_may_not_open_sockets(sqlite_client: TestClient) 
         assert refused.value.code == 4403, origin
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="server/realtime.py origin_allowed: with JUNQI_ALLOWED_ORIGINS set the server's own "
-    "pages are refused, though docs/protocol.md allows them (patch in the report)",
-)
 def test_the_server_s_own_pages_stay_allowed_beside_the_allowed_origins(
     strict: TestClient,
 ) -> None:
@@ -376,16 +371,18 @@ def test_no_password_token_seed_or_hidden_rank_in_logs_or_errors(
         mine = [p["station"] for p in mover.game["pieces"] if p["seat"] == seat]
         for origin in theirs:  # the other's pieces, moved onto every piece of ours
             for target in mine[:6]:
-                answer = mover.act(table, {"type": "move", "origin": origin, "target": target})
-                assert answer["type"] == "error"
-                answers.append(answer["message"])
+                reply = mover.act(table, {"type": "move", "origin": origin, "target": target})
+                assert reply["type"] == "error"
+                answers.append(reply["message"])
         waiting = bob if mover is alice else alice
         for origin in theirs:  # the waiting player's own pieces, out of turn
-            answer = waiting.act(table, {"type": "move", "origin": origin, "target": mine[0]})
-            answers.append(answer["message"])
+            reply = waiting.act(table, {"type": "move", "origin": origin, "target": mine[0]})
+            answers.append(reply["message"])
         game_id = alice.snapshot["game_id"] if alice.snapshot else None
-        over = mover.act(table, {"type": "surrender"})
-        assert over["type"] == "ok"
+        offer = mover.act(table, {"type": "propose_draw"})  # over: the seed is public now
+        waiting.sync(offer["version"])
+        over = waiting.act(table, {"type": "answer_proposal", "accept": True})
+        assert (offer["type"], over["type"]) == ("ok", "ok"), (offer, over)
     record = client.get(f"/api/games/{game_id}/record").json()
     secret_texts.append(record["record"]["seed"])
     logged = "\n".join(
@@ -402,11 +399,6 @@ def test_no_password_token_seed_or_hidden_rank_in_logs_or_errors(
         assert not any(rank in answer for rank in hidden), answer
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="uvicorn logs the socket's URL, token included (fix for server/observability.py "
-    "and server/app.py in the report)",
-)
 def test_the_server_s_own_logs_hold_no_token(tmp_path: Path) -> None:
     """``junqi serve`` as deployed (JSON logs at INFO): a sign-in and a socket leave neither
     the password nor the token in its output."""
