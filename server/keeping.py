@@ -17,8 +17,8 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 import redis.asyncio as aioredis
-from sqlalchemy import delete, insert, select, update
-from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+from sqlalchemy import bindparam, delete, insert, select, update
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 import engine
 from engine import Event, GameState
@@ -104,11 +104,12 @@ class _Unwritten:
 
 class DatabaseKeeper:
     """Kept tables in the database (``live_tables`` and ``live_log``). Saves made while a write is
-    under way go together in the next one (group commit): one transaction for every table that
-    moved meanwhile, each caller still answered only once its save is written."""
+    under way go together in the next one (group commit): one transaction of three statements
+    for every table that moved meanwhile, each caller still answered only once its save is
+    written. SQLAlchemy's core, not its sessions: this runs for every move."""
 
-    def __init__(self, sessions: async_sessionmaker[AsyncSession]) -> None:
-        self.sessions = sessions
+    def __init__(self, engine: AsyncEngine) -> None:
+        self.engine = engine
         self.unwritten: dict[str, _Unwritten] = {}
         self.waiting: list[asyncio.Future[None]] = []
         self.writer: asyncio.Task[None] | None = None
@@ -144,9 +145,8 @@ class DatabaseKeeper:
             unwritten, self.unwritten = self.unwritten, {}
             waiting, self.waiting = self.waiting, []
             try:
-                async with self.sessions() as session:
-                    await self._write_tables(session, unwritten)
-                    await session.commit()
+                async with self.engine.begin() as connection:
+                    await self._write_tables(connection, unwritten)
             except Exception as error:  # every save in it failed: its table says so
                 for written in waiting:
                     written.set_exception(error)
@@ -155,47 +155,59 @@ class DatabaseKeeper:
                     written.set_result(None)
 
     @staticmethod
-    async def _write_tables(session: AsyncSession, unwritten: dict[str, _Unwritten]) -> None:
-        rows = []
-        for table_id, table in unwritten.items():
-            if table.header is not None:
-                await session.execute(delete(LiveLogEntry).where(LiveLogEntry.table_id == table_id))
-                await session.merge(LiveTable(id=table_id, data=table.data, record=table.header))
-            else:
-                await session.execute(
-                    update(LiveTable).where(LiveTable.id == table_id).values(data=table.data)
-                )
-            rows += table.rows
+    async def _write_tables(connection: AsyncConnection, unwritten: dict[str, _Unwritten]) -> None:
+        new = [(table_id, t) for table_id, t in unwritten.items() if t.header is not None]
+        if new:  # a new game at the table: its old log goes
+            ids = [table_id for table_id, _ in new]
+            await connection.execute(delete(LiveLogEntry).where(LiveLogEntry.table_id.in_(ids)))
+            await connection.execute(delete(LiveTable).where(LiveTable.id.in_(ids)))
+            await connection.execute(
+                insert(LiveTable),
+                [{"id": table_id, "data": t.data, "record": t.header} for table_id, t in new],
+            )
+        going_on = [
+            {"key": table_id, "data": t.data}
+            for table_id, t in unwritten.items()
+            if t.header is None
+        ]
+        if going_on:
+            statement = update(LiveTable).where(LiveTable.id == bindparam("key"))
+            await connection.execute(statement.values(data=bindparam("data")), going_on)
+        rows = [row for t in unwritten.values() for row in t.rows]
         if rows:
-            await session.execute(insert(LiveLogEntry), rows)
+            await connection.execute(insert(LiveLogEntry), rows)
 
     async def drop(self, table_id: str) -> None:
         self.unwritten.pop(table_id, None)
         if self.writer is not None and not self.writer.done():
             await asyncio.shield(self.writer)  # a write under way must not outlive the drop
-        async with self.sessions() as session:
-            await session.execute(delete(LiveLogEntry).where(LiveLogEntry.table_id == table_id))
-            await session.execute(delete(LiveTable).where(LiveTable.id == table_id))
-            await session.commit()
+        async with self.engine.begin() as connection:
+            await connection.execute(delete(LiveLogEntry).where(LiveLogEntry.table_id == table_id))
+            await connection.execute(delete(LiveTable).where(LiveTable.id == table_id))
 
     async def load(self, table_id: str) -> KeptTable | None:
-        async with self.sessions() as session:
-            row = await session.get(LiveTable, table_id)
+        async with self.engine.connect() as connection:
+            row = (
+                await connection.execute(
+                    select(LiveTable.data, LiveTable.record).where(LiveTable.id == table_id)
+                )
+            ).first()
             if row is None:
                 return None
-            entries = await session.execute(
-                select(LiveLogEntry.kind, LiveLogEntry.n, LiveLogEntry.body)
-                .where(LiveLogEntry.table_id == table_id)
-                .order_by(LiveLogEntry.kind, LiveLogEntry.n)
-            )
-            log = entries.all()
+            log = (
+                await connection.execute(
+                    select(LiveLogEntry.kind, LiveLogEntry.n, LiveLogEntry.body)
+                    .where(LiveLogEntry.table_id == table_id)
+                    .order_by(LiveLogEntry.kind, LiveLogEntry.n)
+                )
+            ).all()
         actions = [body for kind, _, body in log if kind == "action"]
         events = [(n, body) for kind, n, body in log if kind == "event"]
         return rebuilt(table_id, row.data, row.record, actions, events)
 
     async def kept(self) -> list[str]:
-        async with self.sessions() as session:
-            return list((await session.execute(select(LiveTable.id))).scalars())
+        async with self.engine.connect() as connection:
+            return list((await connection.execute(select(LiveTable.id))).scalars())
 
     async def close(self) -> None:
         if self.writer is not None:

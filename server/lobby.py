@@ -91,7 +91,7 @@ class Lobby:
         self.broker = broker
         self.store = store
         self.cluster = cluster
-        self.keeper: Keeper = DatabaseKeeper(store.sessions) if cluster is None else cluster.keeper
+        self.keeper: Keeper = DatabaseKeeper(store.engine) if cluster is None else cluster.keeper
         self.services = Services(
             broker, store, self.keeper, self.changed, self.lost, think, metrics
         )

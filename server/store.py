@@ -6,7 +6,7 @@ import json
 from datetime import UTC, datetime
 
 from sqlalchemy import select
-from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
 from engine import GameState, PointsUnit, record_of
 from engine.levels import table_stake
@@ -16,6 +16,9 @@ from server.models import EscapeRecord, Game, GameSeat, Standing
 class Store:
     def __init__(self, sessions: async_sessionmaker[AsyncSession]) -> None:
         self.sessions = sessions
+        engine = sessions.kw["bind"]
+        assert isinstance(engine, AsyncEngine)
+        self.engine = engine
 
     async def points(self, variant: str, user_ids: list[int]) -> dict[int, int]:
         async with self.sessions() as session:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 import redis.asyncio as aioredis
-from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+from sqlalchemy.ext.asyncio import AsyncEngine
 
 import engine
 from server.db import Database, migrate
@@ -85,12 +85,12 @@ def test_the_database_keeps_many_tables_at_once_and_rebuilds_each(database_url: 
             saved = len(state.log)
         return log
 
-    async def scenario(sessions: async_sessionmaker[AsyncSession]) -> None:
-        keeper = DatabaseKeeper(sessions)
+    async def scenario(db: AsyncEngine) -> None:
+        keeper = DatabaseKeeper(db)
         logs = await asyncio.gather(keep(keeper, "t1"), keep(keeper, "t2"))  # saves interleave
         assert sorted(await keeper.kept()) == ["t1", "t2"]
         for (table_id, steps), log in zip(games.items(), logs, strict=True):
-            kept = await DatabaseKeeper(sessions).load(table_id)  # as after a restart
+            kept = await DatabaseKeeper(db).load(table_id)  # as after a restart
             assert kept is not None and kept.data == {"seq": len(log)}
             assert engine.replay(kept.record) == steps[-1][0]
             assert [(s, e.to_dict()) for s, e in kept.events] == [(s, e.to_dict()) for s, e in log]
@@ -106,7 +106,7 @@ def test_the_database_keeps_many_tables_at_once_and_rebuilds_each(database_url: 
         await migrate(database_url)
         database = Database(database_url)
         try:
-            await scenario(database.sessions)
+            await scenario(database.engine)
         finally:
             await database.close()
 
