@@ -17,6 +17,8 @@ from typing import Any
 
 import redis.asyncio as aioredis
 
+from server.tasks import cancel
+
 log = logging.getLogger("junqi")
 
 
@@ -110,11 +112,7 @@ class RedisBroker(InMemoryBroker):
         ]
 
     async def close(self) -> None:
-        for task in self.tasks:
-            task.cancel()
-        for task in self.tasks:
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
+        await cancel(self.tasks)
         if not self.outbox.empty():  # the last words (a table gone) still go out
             await self._send([self.outbox.get_nowait() for _ in range(self.outbox.qsize())])
         with contextlib.suppress(Exception):

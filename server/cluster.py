@@ -11,7 +11,6 @@ entries of all tables are shared through the broker and kept in a Redis hash for
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import itertools
 import json
 import logging
@@ -22,6 +21,7 @@ import redis.asyncio as aioredis
 from server.broker import RedisBroker
 from server.keeping import LIVE_SET, OWNER_KEY, RedisKeeper
 from server.tables import TableError
+from server.tasks import cancel
 
 if TYPE_CHECKING:
     from server.lobby import Lobby
@@ -85,11 +85,7 @@ class Cluster:
 
     async def close(self) -> None:
         """Give up every table at once, so that other nodes take the running games over."""
-        for task in self.tasks:
-            task.cancel()
-        for task in self.tasks:
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
+        await cancel(self.tasks)
         await self.save_entries()
         owned = [OWNER_KEY + table_id for table_id in self.lobby.tables]
         if owned:

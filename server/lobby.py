@@ -22,6 +22,7 @@ from server.models import Room, User
 from server.observability import Metrics
 from server.store import Store
 from server.tables import Services, Table, TableError
+from server.tasks import cancel
 
 if TYPE_CHECKING:
     from server.cluster import Cluster
@@ -113,8 +114,7 @@ class Lobby:
                 await self.adopt(table_id)
 
     async def close(self) -> None:
-        for task in self.tasks:
-            task.cancel()
+        await cancel(self.tasks)
         for table in self.tables.values():
             await table.stop()
         await self.keeper.close()

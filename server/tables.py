@@ -46,6 +46,7 @@ from server.config import RoomConfig
 from server.keeping import Keeper, KeptTable, LeaseLost
 from server.observability import Metrics
 from server.store import Store
+from server.tasks import cancel
 
 T = TypeVar("T")
 log = logging.getLogger("junqi")
@@ -177,11 +178,7 @@ class Table:
         ]
 
     async def stop(self) -> None:
-        for task in self.tasks + list(self.bot_tasks):
-            task.cancel()
-        for task in self.tasks:
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
+        await cancel([*self.tasks, *self.bot_tasks])
         while not self.inbox.empty():  # commands that will never run: their callers hear so
             _, future = self.inbox.get_nowait()
             if not future.done():

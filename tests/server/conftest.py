@@ -44,6 +44,15 @@ def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str
         yield url
 
 
+@pytest.fixture(scope="module", params=["sqlite", "postgresql"])
+def api_database(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[str]:
+    """As ``database_url``, but one database for a whole test module (for many REST calls)."""
+    with database(request.param, tmp_path_factory.mktemp("api")) as url:
+        yield url
+
+
 def make_settings(database_url: str, **changes: object) -> Settings:
     changes.setdefault("bot_pause_seconds", 0.0)
     # scripted clients play far faster than people: the limits have tests of their own

@@ -19,7 +19,7 @@ import signal
 import socket
 import subprocess
 import time
-from collections.abc import Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -266,11 +266,31 @@ def check_moves(players: list[Player], moves: list[dict[str, Any]], in_flight: i
     assert len(moves) == len({(i, m["origin"], m["target"]) for i, m in enumerate(moves)})
 
 
-async def hang_up(*players: Player) -> None:
-    for player in players:
-        if player.ws is not None:
-            with contextlib.suppress(Exception):
-                await player.ws.close()
+def run(scenario: Callable[[], Awaitable[None]], *players: Player) -> None:
+    """Run ``scenario``; the players' sockets are closed after it, however it ends."""
+
+    async def main() -> None:
+        try:
+            await scenario()
+        finally:
+            for player in players:
+                if player.ws is not None:
+                    with contextlib.suppress(Exception):
+                        await player.ws.close()
+
+    asyncio.run(main())
+
+
+async def under_way(alice: Player, bob: Player, table: str, seed: int) -> list[asyncio.Task[None]]:
+    """Both play (in the background); returns once a dozen moves were accepted."""
+    games = [
+        asyncio.create_task(alice.play(table, 0, random.Random(seed))),
+        asyncio.create_task(bob.play(table, 1, random.Random(seed + 1))),
+    ]
+    while len(alice.accepted) + len(bob.accepted) < 12:
+        await asyncio.sleep(0.01)
+        assert not any(g.done() for g in games), "the game ended too soon"
+    return games
 
 
 def test_a_game_across_two_nodes_plays_to_its_end(cluster: Cluster) -> None:
@@ -289,13 +309,7 @@ def test_a_game_across_two_nodes_plays_to_its_end(cluster: Cluster) -> None:
         check_moves([alice, bob], moves, in_flight=0)
         assert alice.reconnects == bob.reconnects == 0
 
-    async def main() -> None:
-        try:
-            await scenario()
-        finally:
-            await hang_up(alice, bob)
-
-    asyncio.run(main())
+    run(scenario, alice, bob)
 
 
 @pytest.mark.parametrize("stop", [signal.SIGKILL, signal.SIGTERM], ids=["kill-9", "stop"])
@@ -305,13 +319,7 @@ def test_a_dead_nodes_game_finishes_on_the_other(cluster: Cluster, stop: signal.
 
     async def scenario() -> None:
         table = await seat_two(alice, bob)  # created on the owner's node: it runs the table
-        games = [
-            asyncio.create_task(alice.play(table, 0, random.Random(3))),
-            asyncio.create_task(bob.play(table, 1, random.Random(4))),
-        ]
-        while len(alice.accepted) + len(bob.accepted) < 12:
-            await asyncio.sleep(0.01)
-            assert not any(g.done() for g in games), "the game ended before the node stopped"
+        games = await under_way(alice, bob, table, 3)
         before = len(alice.accepted) + len(bob.accepted)
         os.kill(owner.pid, stop)
         stopped = time.monotonic()
@@ -327,13 +335,7 @@ def test_a_dead_nodes_game_finishes_on_the_other(cluster: Cluster, stop: signal.
         metrics = httpx.get(f"{other.base}/metrics").text
         assert "junqi_table_takeovers_total 1.0" in metrics
 
-    async def main() -> None:
-        try:
-            await scenario()
-        finally:
-            await hang_up(alice, bob)
-
-    asyncio.run(main())
+    run(scenario, alice, bob)
 
 
 @pytest.mark.parametrize("stop", [signal.SIGKILL, signal.SIGTERM], ids=["kill-9", "stop"])
@@ -346,13 +348,7 @@ def test_a_restarted_server_resumes_its_game(tmp_path: Path, stop: signal.Signal
     async def scenario() -> None:
         nonlocal server
         table = await seat_two(alice, bob)
-        games = [
-            asyncio.create_task(alice.play(table, 0, random.Random(5))),
-            asyncio.create_task(bob.play(table, 1, random.Random(6))),
-        ]
-        while len(alice.accepted) + len(bob.accepted) < 12:
-            await asyncio.sleep(0.01)
-            assert not any(g.done() for g in games), "the game ended before the restart"
+        games = await under_way(alice, bob, table, 5)
         server.send_signal(stop)
         server.wait(30)
         server = await asyncio.to_thread(start_server, tmp_path, ROOMS, port)
@@ -361,14 +357,8 @@ def test_a_restarted_server_resumes_its_game(tmp_path: Path, stop: signal.Signal
         assert bob.snapshot is not None
         check_moves([alice, bob], recorded_moves(base, bob.snapshot["game_id"]), in_flight=1)
 
-    async def main() -> None:
-        try:
-            await scenario()
-        finally:
-            await hang_up(alice, bob)
-
     try:
-        asyncio.run(main())
+        run(scenario, alice, bob)
     finally:
         server.terminate()
         server.wait(10)

@@ -37,7 +37,6 @@ from server.config import RoomConfig
 from server.moderation import set_role
 from tests.live import live_server
 from tests.server.conftest import make_settings, register
-from tests.server.databases import database
 from tests.server.sockets import Player
 from tests.server.test_realtime import start_game
 
@@ -788,14 +787,6 @@ def requests(draw: Callable[..., Any]) -> tuple[str, str, str | None, dict[str, 
 class Rest:
     client: TestClient
     tokens: dict[str, str]  # "bad", "player" (the target's) and "admin"
-
-
-@pytest.fixture(scope="module", params=["sqlite", "postgresql"])
-def api_database(
-    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[str]:
-    with database(request.param, tmp_path_factory.mktemp("rest")) as url:
-        yield url
 
 
 @pytest.fixture(scope="module")

@@ -30,7 +30,6 @@ from schemathesis.specs.openapi.checks import content_type_conformance, response
 from server.app import create_app
 from server.moderation import set_role
 from tests.server.conftest import make_settings, register
-from tests.server.databases import database
 
 CHECKS = [not_a_server_error, response_schema_conformance, content_type_conformance]
 schema = schemathesis.openapi.from_dict(
@@ -45,15 +44,6 @@ class Api:
     client: TestClient
     headers: dict[str, str]  # an admin's bearer token
     refused_anonymous: set[str] = field(default_factory=set)  # operations seen refusing
-
-
-@pytest.fixture(scope="module", params=["sqlite", "postgresql"])
-def api_database(
-    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[str]:
-    """As conftest's ``database_url``, but one database for the whole module."""
-    with database(request.param, tmp_path_factory.mktemp("schema")) as url:
-        yield url
 
 
 @pytest.fixture(scope="module")
