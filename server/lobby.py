@@ -180,13 +180,6 @@ class Lobby:
             task = asyncio.create_task(table.stop())
             task.add_done_callback(lambda _: None)
 
-    def table(self, table_id: str) -> Table:
-        """A table this process runs."""
-        table = self.tables.get(table_id)
-        if table is None:
-            raise TableError("no_table", f"no table {table_id!r}")
-        return table
-
     async def run(self, table_id: str, command: str, **args: Any) -> dict[str, Any]:
         """Run a table command (``Table.run``) on the table, in whichever process runs it."""
         table = self.tables.get(table_id)
@@ -313,6 +306,6 @@ async def table_listing(table_id: str, request: Request) -> dict[str, Any]:
     """A table as a spectator sees it."""
     lobby: Lobby = request.app.state.lobby
     try:
-        return dict((await lobby.run(table_id, "snapshot_for", viewer=None))["result"])
+        return dict((await lobby.run(table_id, "snapshot", viewer=None))["result"])
     except TableError as error:
         raise HTTPException(404 if error.code == "no_table" else 503, error.message) from None

@@ -124,7 +124,7 @@ COMMANDS = frozenset(
         "dissolve",
         "open_for",
         "close_for",
-        "snapshot_for",
+        "snapshot",
     }
 )
 SPECTATORS = "spectators"  # the key of the spectators' rendering of an update
@@ -723,9 +723,6 @@ class Table:
 
     async def close_for(self, user_id: int) -> None:
         await self.connection_changed(user_id, -1)
-
-    def snapshot_for(self, viewer: int | None) -> dict[str, Any]:
-        return self.snapshot(viewer)
 
     # --- what clients see ---------------------------------------------------------------------
 
