@@ -51,7 +51,7 @@ class Database:
         self.url = url
         self.engine: AsyncEngine = create_async_engine(url)
         if self.engine.dialect.name == "sqlite":
-            event.listen(self.engine.sync_engine, "connect", _sqlite_pragmas)
+            event.listen(self.engine.sync_engine, "connect", sqlite_pragmas)
         self.sessions = async_sessionmaker(self.engine, expire_on_commit=False)
 
     async def session(self) -> AsyncIterator[AsyncSession]:
@@ -62,7 +62,7 @@ class Database:
         await self.engine.dispose()
 
 
-def _sqlite_pragmas(connection: Any, _: Any) -> None:
+def sqlite_pragmas(connection: Any, _: Any) -> None:
     """SQLite (the embedded default) with a write-ahead log: a commit (one per move) does not wait
     for the disk (a killed process loses nothing; a power cut may lose the last instant's
     commits), and readers never wait for the writer."""

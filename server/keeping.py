@@ -17,11 +17,22 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 import redis.asyncio as aioredis
-from sqlalchemy import bindparam, delete, insert, select, update
-from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
+from sqlalchemy import (
+    Engine,
+    Executable,
+    bindparam,
+    create_engine,
+    delete,
+    event,
+    insert,
+    select,
+    update,
+)
+from sqlalchemy.ext.asyncio import AsyncEngine
 
 import engine
 from engine import Event, GameState
+from server.db import sqlite_pragmas
 from server.models import LiveLogEntry, LiveTable
 
 OWNER_KEY = "junqi:owner:"  # + table id: the process that owns the table (a lease)
@@ -93,6 +104,9 @@ def rebuilt(
     )
 
 
+Statement = tuple[Executable, list[dict[str, Any]] | None]  # with its rows, if many
+
+
 @dataclass
 class _Unwritten:
     """What the next write holds for one table."""
@@ -110,6 +124,12 @@ class DatabaseKeeper:
 
     def __init__(self, engine: AsyncEngine) -> None:
         self.engine = engine
+        # SQLite through aiosqlite hands each statement to its thread, fighting over the GIL
+        # every time: a whole write goes to one thread call of a plain connection instead
+        self.sqlite: Engine | None = None
+        if engine.dialect.name == "sqlite":
+            self.sqlite = create_engine(engine.url.set(drivername="sqlite"))
+            event.listen(self.sqlite, "connect", sqlite_pragmas)
         self.unwritten: dict[str, _Unwritten] = {}
         self.waiting: list[asyncio.Future[None]] = []
         self.writer: asyncio.Task[None] | None = None
@@ -144,9 +164,14 @@ class DatabaseKeeper:
         while self.unwritten:
             unwritten, self.unwritten = self.unwritten, {}
             waiting, self.waiting = self.waiting, []
+            statements = self._statements(unwritten)
             try:
-                async with self.engine.begin() as connection:
-                    await self._write_tables(connection, unwritten)
+                if self.sqlite is not None:
+                    await asyncio.to_thread(self._write_sqlite, statements)
+                else:
+                    async with self.engine.begin() as connection:
+                        for statement, rows in statements:
+                            await connection.execute(statement, rows)
             except Exception as error:  # every save in it failed: its table says so
                 for written in waiting:
                     written.set_exception(error)
@@ -154,17 +179,31 @@ class DatabaseKeeper:
                 for written in waiting:
                     written.set_result(None)
 
+    def _write_sqlite(
+        self, statements: list[tuple[Executable, list[dict[str, Any]] | None]]
+    ) -> None:
+        assert self.sqlite is not None
+        with self.sqlite.begin() as connection:
+            for statement, rows in statements:
+                connection.execute(statement, rows)
+
     @staticmethod
-    async def _write_tables(connection: AsyncConnection, unwritten: dict[str, _Unwritten]) -> None:
+    def _statements(
+        unwritten: dict[str, _Unwritten],
+    ) -> list[Statement]:
+        """The statements of one write (each with its rows, for those that take many)."""
+        statements: list[Statement] = []
         new = [(table_id, t) for table_id, t in unwritten.items() if t.header is not None]
         if new:  # a new game at the table: its old log goes
             ids = [table_id for table_id, _ in new]
-            await connection.execute(delete(LiveLogEntry).where(LiveLogEntry.table_id.in_(ids)))
-            await connection.execute(delete(LiveTable).where(LiveTable.id.in_(ids)))
-            await connection.execute(
-                insert(LiveTable),
-                [{"id": table_id, "data": t.data, "record": t.header} for table_id, t in new],
-            )
+            statements += [
+                (delete(LiveLogEntry).where(LiveLogEntry.table_id.in_(ids)), None),
+                (delete(LiveTable).where(LiveTable.id.in_(ids)), None),
+                (
+                    insert(LiveTable),
+                    [{"id": table_id, "data": t.data, "record": t.header} for table_id, t in new],
+                ),
+            ]
         going_on = [
             {"key": table_id, "data": t.data}
             for table_id, t in unwritten.items()
@@ -172,10 +211,11 @@ class DatabaseKeeper:
         ]
         if going_on:
             statement = update(LiveTable).where(LiveTable.id == bindparam("key"))
-            await connection.execute(statement.values(data=bindparam("data")), going_on)
+            statements.append((statement.values(data=bindparam("data")), going_on))
         rows = [row for t in unwritten.values() for row in t.rows]
         if rows:
-            await connection.execute(insert(LiveLogEntry), rows)
+            statements.append((insert(LiveLogEntry), rows))
+        return statements
 
     async def drop(self, table_id: str) -> None:
         self.unwritten.pop(table_id, None)
@@ -212,6 +252,8 @@ class DatabaseKeeper:
     async def close(self) -> None:
         if self.writer is not None:
             await asyncio.gather(self.writer, return_exceptions=True)
+        if self.sqlite is not None:
+            self.sqlite.dispose()
 
 
 # Appends to the kept log of a table, only if this process owns it (its lease).
