@@ -28,7 +28,7 @@ ready() {
 for ((i = 1; i <= nodes; i++)); do
     port=$((first_port + i - 1))
     base="http://127.0.0.1:$port"
-    .venv/bin/junqi serve --port "$port" >"${JUNQI_CLUSTER_LOGS:-/dev/stderr}" 2>&1 &
+    .venv/bin/junqi serve --port "$port" >>"${JUNQI_CLUSTER_LOGS:-/dev/stderr}" 2>&1 &
     pids+=($!)
     # one node at a time: the first migrates the database, the others find it done
     for _ in $(seq 300); do ready "$base" && break; sleep 0.1; done

@@ -674,6 +674,7 @@ class Table:
         if not self.unsent and not self.changed_seats:
             return
         events, self.unsent, self.changed_seats = self.unsent, [], False
+        listing = self.listing()
         self.broker.publish(
             f"table:{self.id}",
             {
@@ -688,7 +689,7 @@ class Table:
                             "table": self.id,
                             "version": self.version,
                             "events": shown_events(events, viewer),
-                            "snapshot": self.snapshot(viewer),
+                            "snapshot": self.snapshot(viewer, listing),
                         }
                     )
                     for viewer in self.viewers()
@@ -769,10 +770,11 @@ class Table:
             ],
         }
 
-    def snapshot(self, viewer: int | None) -> dict[str, Any]:
-        """Everything a viewer needs to draw the table now."""
+    def snapshot(self, viewer: int | None, listing: dict[str, Any] | None = None) -> dict[str, Any]:
+        """Everything a viewer needs to draw the table now (``listing``: the table's, if made
+        already; it is the same for every viewer)."""
         return {
-            **self.listing(),
+            **(listing or self.listing()),
             "version": self.version,
             "seq": self.seq,
             "you": viewer,

