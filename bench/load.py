@@ -355,7 +355,8 @@ class Table:
                 self.pending = None
                 self.changed.set()
         if '"legal_moves":{' in raw:
-            game = json.loads(raw)["snapshot"]["game"]
+            message = json.loads(raw)
+            game = (message.get("snapshot") or message["patch"])["game"]
             self.turn = (version, seat, game["legal_moves"])
             self.changed.set()
         if seat.index == 0:

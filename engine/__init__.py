@@ -74,7 +74,7 @@ from engine.variants import (
     Variant,
     get_variant,
 )
-from engine.views import view
+from engine.views import view, view_changes
 
 __all__ = [
     "CHINESE_NAME",
@@ -151,4 +151,5 @@ __all__ = [
     "state_after",
     "states",
     "view",
+    "view_changes",
 ]

@@ -11,6 +11,7 @@ for speed: which ranks the viewer sees is worked out once per view for every pie
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from functools import lru_cache
 from typing import Any
 
@@ -19,7 +20,6 @@ from engine.errors import MalformedInput
 from engine.game import moves_of, visible_ranks
 from engine.movement import mask_ids, move_tables
 from engine.pieces import Rank, piece_key
-from engine.position import Position
 from engine.pregame import hand_is_weak
 from engine.state import GameState, Phase
 
@@ -28,8 +28,9 @@ _BEFORE_PLAY = frozenset({Phase.PICKING, Phase.REDEALING, Phase.BIDDING, Phase.D
 _commitment = lru_cache(maxsize=1024)(commitment)  # GameState.commitment, without a sha256 per view
 
 
-def view(state: GameState, viewer: int | None) -> dict[str, Any]:
-    """The game as ``viewer`` sees it: a seat number, or None for a spectator."""
+def view(state: GameState, viewer: int | None, pieces: bool = True) -> dict[str, Any]:
+    """The game as ``viewer`` sees it: a seat number, or None for a spectator (``pieces``
+    False: everything but the pieces, for ``view_changes``)."""
     variant = state.variant
     seats = variant.seats
     if viewer is not None and (isinstance(viewer, bool) or viewer not in seats):
@@ -67,13 +68,13 @@ def view(state: GameState, viewer: int | None) -> dict[str, Any]:
         return out
     position = state.position
     if position is None:  # the game ended before play began (an escape)
-        out["pieces"] = []
+        if pieces:
+            out["pieces"] = []
         return out
+    if pieces:
+        out["pieces"] = list(_pieces(state, viewer, position.occupied).values())
     flip = state.flip
-    if flip is None:
-        out["pieces"] = _pieces(position, visible_ranks(state, viewer))
-    else:
-        out["pieces"] = _flip_pieces(state, viewer, position, finished)
+    if flip is not None:
         out["colours"] = None if flip.colours is None else list(flip.colours)
         out["mines_dug"] = list(flip.mines_dug)
     if phase == Phase.PLAYING and viewer is not None and viewer == state.to_move:
@@ -91,55 +92,97 @@ def view(state: GameState, viewer: int | None) -> dict[str, Any]:
     return out
 
 
-def _rows(position: Position) -> list[tuple[int, str, int, int, str]]:
-    """Every piece of ``position``: its station's bit and id, seat, army and rank key."""
-    ids = position.board.stations
-    keys = _RANK_KEYS
-    return [
-        (1 << index, ids[index], seat, seat if army is None else army, keys[rank])
-        for index, piece in enumerate(position.cells)
-        if piece is not None
-        for seat, rank, army in (piece,)
-    ]
+def view_changes(
+    before: GameState, state: GameState, viewers: Iterable[int | None]
+) -> dict[int | None, dict[str, Any]] | None:
+    """How each viewer's view changed from ``before`` to ``state`` (a later state of the same
+    game in play): ``{"game": view(state, viewer, pieces=False), "pieces": {station: piece or
+    None}}``, the pieces only of the stations that look different now (None: none stands
+    there). None when either state is not in play: whole views are due then.
 
-
-def _pieces(position: Position, visible: int) -> list[dict[str, Any]]:
-    """The pieces of a game without face-down pieces (every game but 翻棋)."""
-    return [
-        {"station": station, "seat": seat, "army": army, "rank": rank}
-        if visible & bit
-        else {"station": station, "seat": seat, "army": army}
-        for bit, station, seat, army, rank in _rows(position)
-    ]
-
-
-def _flip_pieces(
-    state: GameState, viewer: int | None, position: Position, finished: bool
-) -> list[dict[str, Any]]:
-    """翻棋's pieces: face down (shown as such until the game ends) or face up, with the
-    piece's colour, the seat playing it once colours are assigned, and the flag carry."""
-    flip = state.flip
-    assert flip is not None
-    hidden = 0 if finished else flip.face_down
-    visible = visible_ranks(state, viewer)
-    carrier = 0 if flip.carrier is None else 1 << flip.carrier
-    colours = flip.colours
-    pieces: list[dict[str, Any]] = []
-    for bit, station, seat, army, rank in _rows(position):
-        if hidden & bit:
-            pieces.append({"station": station, "face_down": True})
-            continue
-        entry: dict[str, Any] = {
-            "station": station,
-            "seat": None if colours is None else colours.index(seat),
-            "army": army,
+    A station looks different when its piece changed or whether the viewer sees its rank (or,
+    in 翻棋, whether it is face down or carries the flag) changed; that is all a piece's entry
+    depends on, and every one of those is compared, not inferred from the events."""
+    if before.phase != Phase.PLAYING or state.phase != Phase.PLAYING:
+        return None
+    old, new = before.position, state.position
+    assert old is not None and new is not None
+    moved = 0
+    for index, (was, now) in enumerate(zip(old.cells, new.cells, strict=True)):
+        if was is not now:
+            moved |= 1 << index
+    flip, old_flip = state.flip, before.flip
+    if flip is not None:
+        assert old_flip is not None
+        if flip.colours != old_flip.colours:
+            return None  # every face-up piece's seat changes
+        moved |= (flip.face_down ^ old_flip.face_down) | _carrier(old_flip) ^ _carrier(flip)
+    changes: dict[int | None, dict[str, Any]] = {}
+    for viewer in viewers:
+        changed = moved | (visible_ranks(before, viewer) ^ visible_ranks(state, viewer))
+        changes[viewer] = {
+            "game": view(state, viewer, pieces=False),
+            "pieces": _pieces(state, viewer, changed),
         }
-        if visible & bit:
-            entry["rank"] = rank
-        if carrier & bit:
-            entry["carrying_flag"] = True
-        pieces.append(entry)
-    return pieces
+    return changes
+
+
+def _carrier(flip: Any) -> int:
+    return 0 if flip.carrier is None else 1 << flip.carrier
+
+
+def _pieces(
+    state: GameState, viewer: int | None, stations: int
+) -> dict[str, dict[str, Any] | None]:
+    """The entries of the pieces on ``stations`` (a mask of indices) as ``viewer`` sees them,
+    by station id, in the board's order; None for a station without a piece."""
+    position = state.position
+    assert position is not None
+    ids = position.board.stations
+    cells = position.cells
+    keys = _RANK_KEYS
+    visible = visible_ranks(state, viewer)
+    flip = state.flip
+    hidden = carrier = 0
+    colours = None
+    if flip is not None:  # 翻棋: face down (until the game ends), or with the piece's colour
+        hidden = 0 if state.phase == Phase.FINISHED else flip.face_down
+        carrier = _carrier(flip)
+        colours = flip.colours
+    out: dict[str, dict[str, Any] | None] = {}
+    if stations == position.occupied:  # a whole view: the common case, without bit tricks
+        indices = [index for index, piece in enumerate(cells) if piece is not None]
+    else:
+        indices = [index for index in range(len(cells)) if stations >> index & 1]
+    for index in indices:
+        station = ids[index]
+        piece = cells[index]
+        if piece is None:
+            out[station] = None
+        elif flip is None:
+            seat, rank, army = piece
+            if army is None:
+                army = seat
+            out[station] = (
+                {"station": station, "seat": seat, "army": army, "rank": keys[rank]}
+                if visible & 1 << index
+                else {"station": station, "seat": seat, "army": army}
+            )
+        elif hidden >> index & 1:
+            out[station] = {"station": station, "face_down": True}
+        else:
+            seat, rank, army = piece
+            entry: dict[str, Any] = {
+                "station": station,
+                "seat": None if colours is None else colours.index(seat),
+                "army": seat if army is None else army,
+            }
+            if visible >> index & 1:
+                entry["rank"] = keys[rank]
+            if carrier >> index & 1:
+                entry["carrying_flag"] = True
+            out[station] = entry
+    return out
 
 
 def _seats(state: GameState, seats: tuple[int, ...]) -> list[dict[str, Any]]:

@@ -16,6 +16,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+import orjson
 import redis.asyncio as aioredis
 from sqlalchemy import (
     Engine,
@@ -81,12 +82,17 @@ def header(state: GameState) -> str:
     return dataclasses.replace(engine.record_of(state), actions=()).to_json()
 
 
+def as_json(data: Any) -> str:
+    """JSON text (orjson: this runs for every move)."""
+    return orjson.dumps(data, option=orjson.OPT_NON_STR_KEYS).decode()
+
+
 def new_actions(state: GameState, saved_actions: int) -> list[str]:
-    return [json.dumps(engine.action_to_dict(a)) for a in state.log[saved_actions:]]
+    return [as_json(engine.action_to_dict(a)) for a in state.log[saved_actions:]]
 
 
 def kept_event(event: Event) -> str:
-    return json.dumps(event.to_dict(), ensure_ascii=False)
+    return as_json(event.to_dict())
 
 
 def rebuilt(
@@ -143,7 +149,7 @@ class DatabaseKeeper:
         events: list[tuple[int, Event]],
     ) -> None:
         unwritten = self.unwritten.setdefault(table_id, _Unwritten())
-        unwritten.data = json.dumps(data, ensure_ascii=False)
+        unwritten.data = as_json(data)
         if saved_actions == 0:
             unwritten.header, unwritten.rows = header(state), []
         actions = enumerate(new_actions(state, saved_actions), start=saved_actions)
@@ -306,11 +312,11 @@ class RedisKeeper:
     ) -> None:
         head = header(state) if saved_actions == 0 else ""
         actions = new_actions(state, saved_actions)
-        kept_events = [json.dumps([seq, kept_event(event)]) for seq, event in events]
+        kept_events = [as_json([seq, kept_event(event)]) for seq, event in events]
         args: list[str | int] = [
             self.node,
             table_id,
-            json.dumps(data, ensure_ascii=False),
+            as_json(data),
             head,
             len(actions),
         ]

@@ -177,6 +177,9 @@ class Connection:
         self.forwarders: dict[str, asyncio.Task[None]] = {}
         self.watching: set[str] = set()
         self.seen: dict[str, int] = {}  # table id -> the last event number passed on
+        # table id -> the number of the last update passed on, and whose view it was
+        self.updates: dict[str, tuple[int, str]] = {}
+        self.opening: dict[str, asyncio.Event] = {}  # tables whose snapshot is on its way
         # chat lines per user, shared by all of the user's sockets
         self.limits: RateLimits = ws.app.state.limits
         self.send_lock = asyncio.Lock()
@@ -321,27 +324,35 @@ class Connection:
         update as it happens; returns the table's version in the snapshot. ``again``: the
         table moved to another process, which must count this socket anew."""
         first = again or table_id not in self.watching
-        await self.follow(f"table:{table_id}", functools.partial(self.table_update, table_id))
-        await self.follow(f"chat:{table_id}", self.chat_message)
+        opened = self.opening[table_id] = asyncio.Event()  # updates wait for the snapshot
         try:
-            ran = await self.lobby.run(
-                table_id, "open_for", user_id=self.user.id, first=first, since=since
-            )
-        except TableError:
-            if table_id not in self.watching:
-                self.unfollow(f"table:{table_id}")
-                self.unfollow(f"chat:{table_id}")
-            raise
-        self.watching.add(table_id)
-        message = ran["result"]
-        self.seen[table_id] = message["snapshot"]["seq"]
-        await self.send(message)
+            await self.follow(f"table:{table_id}", functools.partial(self.table_update, table_id))
+            await self.follow(f"chat:{table_id}", self.chat_message)
+            try:
+                ran = await self.lobby.run(
+                    table_id, "open_for", user_id=self.user.id, first=first, since=since
+                )
+            except TableError:
+                if table_id not in self.watching:
+                    self.unfollow(f"table:{table_id}")
+                    self.unfollow(f"chat:{table_id}")
+                raise
+            self.watching.add(table_id)
+            message = ran["result"]
+            self.updates[table_id] = message.pop("update"), viewer_key(message["snapshot"]["you"])
+            self.seen[table_id] = message["snapshot"]["seq"]
+            await self.send(message)
+        finally:
+            opened.set()
+            if self.opening.get(table_id) is opened:
+                del self.opening[table_id]
         return int(message["snapshot"]["version"])
 
     async def close_table(self, table_id: str) -> None:
         if table_id not in self.watching:
             return
         self.watching.discard(table_id)
+        self.updates.pop(table_id, None)
         self.unfollow(f"table:{table_id}")
         self.unfollow(f"chat:{table_id}")
         with contextlib.suppress(TableError):  # a table gone, or moving, counts us no more
@@ -353,9 +364,22 @@ class Connection:
                 with contextlib.suppress(TableError):
                     await self.open_table(table_id, self.seen.get(table_id), again=True)
             return
-        seat = update["players"].get(str(self.user.id))
-        text = update["views"].get(viewer_key(seat))
+        opening = self.opening.get(table_id)
+        if opening is not None:
+            await opening.wait()
+        number = update["update"]
+        have = self.updates.get(table_id)
+        if have is None or number <= have[0]:
+            return  # not watched (any more), or already in the snapshot this socket got
+        key = viewer_key(update["players"].get(str(self.user.id)))
+        if update["patch"] and (number - 1 > have[0] or key != have[1]):
+            # a patch on an update this socket missed, or on another viewer's snapshot
+            with contextlib.suppress(TableError):
+                await self.open_table(table_id, self.seen.get(table_id))
+            return
+        text = update["views"].get(key)
         if text is not None:  # None: sent before the table knew of this socket
+            self.updates[table_id] = number, key
             self.seen[table_id] = update["seq"]
             await self.send_text(text)
 

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import dataclasses
 import inspect
 import logging
 import secrets
@@ -127,6 +126,19 @@ COMMANDS = frozenset(
         "snapshot",
     }
 )
+
+
+@dataclass
+class Sent:
+    """What a table's last update showed: the next update, if it is a patch, is a change
+    from this. Updates are numbered per table, so that a gateway can tell which it has."""
+
+    number: int
+    game_id: str | None
+    state: GameState | None
+    listing: dict[str, Any]
+
+
 SPECTATORS = "spectators"  # the key of the spectators' rendering of an update
 
 
@@ -141,6 +153,7 @@ class Table:
         self.metrics = services.metrics
         self.room = room
         self.variant = engine.get_variant(room.variant)
+        self.room_data = room.model_dump()  # as kept with a running game
         self.broker = services.broker
         self.store = services.store
         self.think = services.think
@@ -157,6 +170,7 @@ class Table:
         self.saved_actions = 0  # of the game's actions, how many are kept
         self.saved_events = 0  # of the log, how many events are kept
         self.last_points: list[int] = []
+        self.sent: Sent | None = None  # what the last update showed
         self.watchers: dict[int, int] = {}  # user id -> sockets watching this table
         self.swaps: dict[int, int] = {}  # seat -> the seat it asked to swap with
         self.inbox: asyncio.Queue[tuple[Callable[[], Awaitable[Any]], asyncio.Future[Any]]] = (
@@ -214,7 +228,10 @@ class Table:
                 if not future.done():
                     future.set_result(result)
             finally:
-                self.flush()
+                try:
+                    self.flush()
+                except Exception:  # a fault in rendering must not stop the table for good
+                    log.exception("an update could not be sent", extra={"table": self.id})
             self.wake.set()
 
     async def _clock(self) -> None:
@@ -389,8 +406,8 @@ class Table:
         process owns the table now."""
         assert self.state is not None
         data = {
-            "room": self.room.model_dump(),
-            "seats": [dataclasses.asdict(info) for info in self.seats],
+            "room": self.room_data,
+            "seats": [vars(info) for info in self.seats],  # plain fields: JSON as they are
             "host": self.host,
             "stand_in": self.stand_in,
             "game_id": self.game_id,
@@ -670,30 +687,57 @@ class Table:
         self.services.on_change(self)
 
     def flush(self) -> None:
-        """Send what the last command changed, as one update rendered for each viewer."""
+        """Send what the last command changed, as one update rendered for each viewer: during
+        play a patch on the previous update (``server.updates``), else whole snapshots."""
         if not self.unsent and not self.changed_seats:
             return
-        events, self.unsent, self.changed_seats = self.unsent, [], False
+        events, seats_changed = self.unsent, self.changed_seats
+        self.unsent, self.changed_seats = [], False
         listing = self.listing()
+        viewers = self.viewers()
+        before = self.sent
+        changes = None
+        if (
+            events
+            and not seats_changed
+            and before is not None
+            and before.state is not None
+            and self.state is not None
+            and before.game_id == self.game_id
+        ):
+            changes = engine.view_changes(before.state, self.state, viewers)
+        number = before.number + 1 if before else 1
+        self.sent = Sent(number, self.game_id, self.state, listing)
+
+        def render(viewer: int | None) -> str:
+            message: dict[str, Any] = {
+                "type": "update",
+                "table": self.id,
+                "version": self.version,
+                "events": shown_events(events, viewer),
+            }
+            if changes is None:
+                message["snapshot"] = self.snapshot(viewer, listing)
+            else:
+                assert before is not None
+                patch = message["patch"] = {
+                    "version": self.version,
+                    "seq": self.seq,
+                    **changes[viewer],
+                }
+                if listing != before.listing:
+                    patch["listing"] = listing
+            return json_text(message)
+
         self.broker.publish(
             f"table:{self.id}",
             {
                 "table": self.id,
-                "version": self.version,
+                "update": number,
+                "patch": changes is not None,
                 "seq": self.seq,
                 "players": self.players_by_user(),
-                "views": {
-                    viewer_key(viewer): json_text(
-                        {
-                            "type": "update",
-                            "table": self.id,
-                            "version": self.version,
-                            "events": shown_events(events, viewer),
-                            "snapshot": self.snapshot(viewer, listing),
-                        }
-                    )
-                    for viewer in self.viewers()
-                },
+                "views": {viewer_key(viewer): render(viewer) for viewer in viewers},
             },
         )
         self.wake_bots()
@@ -717,6 +761,7 @@ class Table:
         missed = [] if since is None else [(seq, e) for seq, e in self.log if seq > since]
         return {
             "type": "table",
+            "update": 0 if self.sent is None else self.sent.number,
             "table": self.id,
             "snapshot": self.snapshot(viewer),
             "events": shown_events(missed, viewer),

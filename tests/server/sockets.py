@@ -7,6 +7,7 @@ from collections.abc import Callable
 from typing import Any
 
 import engine
+from server.updates import apply_patch
 
 RANKS = {r.value for r in engine.Rank}
 
@@ -34,6 +35,9 @@ class Player:
         message: dict[str, Any] = self.ws.receive_json()
         self.received.append(message)
         if message["type"] in ("table", "update"):
+            if "patch" in message:  # the snapshot this client holds after it, for the tests
+                assert self.snapshot is not None, "a patch before any snapshot"
+                message["snapshot"] = apply_patch(self.snapshot, message["patch"])
             self.snapshot = message["snapshot"]
             for event in message["events"]:
                 self.last_seq = max(self.last_seq, event["seq"])

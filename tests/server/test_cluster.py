@@ -30,6 +30,7 @@ import redis
 import websockets
 
 import engine
+from server.updates import apply_patch
 from tests.live import free_port, start_server
 
 REPO = Path(__file__).resolve().parents[2]
@@ -168,6 +169,9 @@ class Player:
         message: dict[str, Any] = json.loads(await asyncio.wait_for(self.ws.recv(), 30))
         self.received.append(message)
         if message["type"] in ("table", "update"):
+            if "patch" in message:
+                assert self.snapshot is not None, "a patch before any snapshot"
+                message["snapshot"] = apply_patch(self.snapshot, message["patch"])
             self.snapshot = message["snapshot"]
             for event in message["events"]:
                 self.last_seq = max(self.last_seq, event["seq"])

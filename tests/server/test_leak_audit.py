@@ -49,6 +49,7 @@ from engine.bot import decide
 from engine.events import Event
 from server.app import create_app
 from server.config import default_rooms
+from server.updates import apply_patch
 from tests.engine.leaks import Knowledge
 from tests.server.conftest import make_settings, register
 
@@ -329,7 +330,8 @@ class Audit:
                     seeds.add(truth.id)
             for event in message["events"]:
                 allowed += self.event(event, receiver, seeds)
-        found = Counter(rank_words(message))
+        # a patch's entries are copied as they are into the snapshot it makes, audited whole
+        found = Counter(rank_words({k: v for k, v in message.items() if k != "patch"}))
         assert found == allowed, f"{receiver}: ranks {found - allowed} in {message['type']}"
         for truth in self.truths:
             if truth.seed in text:
@@ -365,6 +367,7 @@ class Client:
     stack: ExitStack | None = None
     readers: list[threading.Thread] = field(default_factory=list)
     snapshot: dict[str, Any] | None = None
+    held: dict[int, dict[str, Any]] = field(default_factory=dict)  # each socket's snapshot
     last_seq: int = 0
     counter: int = 0
     acted: int = -1  # the table version it last acted on
@@ -469,6 +472,9 @@ class Session:
         c.log.append((message, text))
         kind = message["type"]
         if kind in ("table", "update"):
+            if "patch" in message:  # audited as the snapshot it makes, which holds all of it
+                message["snapshot"] = apply_patch(c.held[id(ws)], message["patch"])
+            c.held[id(ws)] = message["snapshot"]
             for event in message["events"]:
                 c.last_seq = max(c.last_seq, event["seq"])
                 if event["kind"] == "game_created":
@@ -680,7 +686,7 @@ def plant_leaks(checker: Audit, session: Session, truths: list[GameTruth]) -> No
     for c in (session.watcher, session.players[0]):
         for message, text in c.log:
             snapshot = message.get("snapshot") or {}
-            if (snapshot.get("game") or {}).get("phase") != "playing":
+            if (snapshot.get("game") or {}).get("phase") != "playing" or "patch" in message:
                 continue
             truth = by_id[snapshot["game_id"]]
             k = truth.state_of(snapshot["game"], snapshot["seq"])[0]
@@ -706,6 +712,32 @@ def plant_leaks(checker: Audit, session: Session, truths: list[GameTruth]) -> No
             planted += 1
             break
     assert planted == 2  # a spectator's view and a player's
+    # a rank planted in a patch shows in the snapshot it makes (applying it again on that
+    # snapshot is what applying it on the one before does)
+    for message, text in session.watcher.log:
+        if "patch" not in message:
+            continue
+        snapshot = message["snapshot"]
+        truth = by_id[snapshot["game_id"]]
+        k = truth.state_of(snapshot["game"], snapshot["seq"])[0]
+        hidden_entries = [
+            station
+            for station, p in message["patch"]["pieces"].items()
+            if p and "rank" not in p and not truth.may_see(k, None, station)
+        ]
+        if not hidden_entries:
+            continue
+        station = hidden_entries[0]
+        piece = truth.states[k].board_position.piece_at(station)
+        assert piece is not None
+        leaky = json.loads(text)
+        leaky["patch"]["pieces"][station]["rank"] = piece.rank.value
+        leaky["snapshot"] = apply_patch(snapshot, leaky["patch"])
+        with pytest.raises(AssertionError, match="shown"):
+            checker.message(leaky, json.dumps(leaky), session.watcher.name)
+        break
+    else:
+        assert session.room == "fanqi-1", "no patch moved a hidden piece"
     # a hidden defender's rank in a spectator's move event (翻棋 fights only face-up pieces)
     for message, text in session.watcher.log:
         moved = [
@@ -715,6 +747,8 @@ def plant_leaks(checker: Audit, session: Session, truths: list[GameTruth]) -> No
         ]
         if moved:
             leaky = json.loads(text)
+            if "patch" in leaky:
+                leaky["snapshot"] = message["snapshot"]  # as the client holds it
             event = leaky["events"][moved[0]]
             truth = next(t for t in truths if t.base < event["seq"] <= t.last)
             event["defender_rank"] = truth.events[event["seq"] - truth.base - 1][0].secrets[
@@ -738,7 +772,7 @@ def plant_leaks(checker: Audit, session: Session, truths: list[GameTruth]) -> No
         for message, text in session.watcher.log:
             game = (message.get("snapshot") or {}).get("game") or {}
             down = [i for i, p in enumerate(game.get("pieces", [])) if p.get("face_down")]
-            if game.get("phase") == "playing" and down:
+            if game.get("phase") == "playing" and down and "patch" not in message:
                 leaky = json.loads(text)
                 leaky["snapshot"]["game"]["pieces"][down[0]]["army"] = 0
                 with pytest.raises(AssertionError, match="face down"):

@@ -18,6 +18,7 @@ import pytest
 import websockets
 
 import engine
+from server.updates import apply_patch
 from tests.live import live_server
 from tests.server.sockets import audit
 
@@ -60,6 +61,9 @@ class Client:
     def take(self, message: dict[str, Any]) -> None:
         self.received.append(message)
         if message["type"] in ("table", "update"):
+            if "patch" in message:
+                assert self.snapshot is not None, "a patch before any snapshot"
+                message["snapshot"] = apply_patch(self.snapshot, message["patch"])
             self.snapshot = message["snapshot"]
             for event in message["events"]:
                 self.last_seq = max(self.last_seq, event["seq"])

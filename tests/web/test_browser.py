@@ -72,7 +72,7 @@ def opponent(base: str, table: str, seat: int, done: threading.Event) -> None:
             message = json.loads(ws.recv(timeout=120))
             if message["type"] not in ("table", "update"):
                 continue
-            snap = message["snapshot"]
+            snap = message.get("snapshot") or message["patch"]  # both: version, game
             game = snap["game"]
             if game is None or snap["version"] == acted:
                 continue

@@ -39,6 +39,7 @@ export class Socket {
     this.counter = 0;
     this.waiting = new Map();
     this.open = new Map(); // table id -> last seq seen
+    this.snapshots = new Map(); // table id -> the snapshot as the last message left it
     this.delay = 500;
     this.connect();
     setInterval(() => this.send({ type: "ping" }).catch(() => {}), 15000);
@@ -66,6 +67,12 @@ export class Socket {
 
   receive(message) {
     if (message.type === "table" || message.type === "update") {
+      if (message.patch) {
+        const before = this.snapshots.get(message.table);
+        if (!before) return; // never so: the server sends a snapshot before any patch on it
+        message.snapshot = applyPatch(before, message.patch);
+      }
+      this.snapshots.set(message.table, message.snapshot);
       const seen = message.events.reduce((m, e) => Math.max(m, e.seq), this.open.get(message.table) || 0);
       this.open.set(message.table, Math.max(seen, message.snapshot.seq || 0));
     }
@@ -84,4 +91,19 @@ export class Socket {
     this.ws.send(JSON.stringify({ id, ...message }));
     return new Promise((resolve, reject) => this.waiting.set(id, { resolve, reject }));
   }
+}
+
+// A patch on a table snapshot (server/updates.py): the whole game view but its pieces, the
+// pieces of the stations that look different now (null: none there any more), the new version
+// and event number and, if it changed, the table's listing.
+export function applyPatch(snapshot, patch) {
+  const pieces = new Map(snapshot.game.pieces.map((piece) => [piece.station, piece]));
+  for (const [station, piece] of Object.entries(patch.pieces)) {
+    if (piece === null) pieces.delete(station);
+    else pieces.set(station, piece);
+  }
+  return {
+    ...snapshot, ...(patch.listing || {}), version: patch.version, seq: patch.seq,
+    game: { ...patch.game, pieces: [...pieces.values()] },
+  };
 }

@@ -1,0 +1,109 @@
+"""Patches (``server.updates``): a view changed by ``engine.view_changes`` and applied with
+``apply_patch`` is exactly the new view, for every seat and spectator, after every action of
+random games of every variant; patches name only stations that look different."""
+
+from __future__ import annotations
+
+import json
+import random
+from typing import Any
+
+import pytest
+
+import engine
+from engine import GameState, Phase
+from engine.sampling import random_action
+from server.updates import apply_patch
+from tests.engine.test_fanqi import carry, play
+from tests.engine.test_random_games import MAX_ACTIONS, choose_action, random_options
+
+GAMES = {"siguo": 6, "liangguo": 10, "sanguo": 6, "luanzhan": 4, "sandayi": 4, "fanqi": 10}
+
+
+def check_changes(before: GameState, after: GameState) -> int:
+    """Every viewer's patch from ``before`` to ``after`` makes its new view; returns how many
+    stations the patches named."""
+    viewers: list[int | None] = [*after.variant.seats, None]
+    changes = engine.view_changes(before, after, viewers)
+    if before.phase != Phase.PLAYING or after.phase != Phase.PLAYING:
+        assert changes is None
+        return 0
+    if changes is None:  # 翻棋: the colours were just assigned, which changes every seat shown
+        assert before.flip is not None and before.flip.colours != after.flip.colours  # type: ignore[union-attr]
+        return 0
+    named = 0
+    for viewer in viewers:
+        old, new = engine.view(before, viewer), engine.view(after, viewer)
+        patch = json.loads(json.dumps({"version": 2, "seq": 9, **changes[viewer]}))
+        made = apply_patch({"version": 1, "seq": 8, "game": old}, patch)
+        assert made == {"version": 2, "seq": 9, "game": json.loads(json.dumps(new))}, viewer
+        shown = {p["station"]: p for p in old["pieces"]}
+        for station, entry in patch["pieces"].items():
+            assert shown.get(station) != entry, (viewer, station)  # it does look different
+        named += len(patch["pieces"])
+    return named
+
+
+def play_and_check(variant: str, seed: int) -> tuple[int, int]:
+    rng = random.Random(f"patches/{variant}/{seed}")
+    state = engine.new_game(
+        variant,
+        seed=seed,
+        host=rng.choice(engine.get_variant(variant).seats),
+        options=random_options(variant, rng),
+    )
+    now, steps, named = 0.0, 0, 0
+    for _ in range(MAX_ACTIONS):
+        if state.phase == "finished":
+            break
+        now += rng.uniform(0.5, 6.0)
+        before = state
+        try:
+            state, _ = engine.apply(state, choose_action(state, rng, min(now, state.deadline)))
+        except engine.EngineError:
+            continue
+        named += check_changes(before, state)
+        steps += before.phase == Phase.PLAYING
+    else:
+        pytest.fail(f"{variant} game {seed} did not end in {MAX_ACTIONS} actions")
+    return steps, named
+
+
+@pytest.mark.parametrize("variant", sorted(GAMES))
+def test_patches_make_the_new_view_in_random_games(variant: str) -> None:
+    steps = named = 0
+    for seed in range(GAMES[variant]):
+        s, n = play_and_check(variant, seed)
+        steps, named = steps + s, named + n
+    assert steps > 50
+    # a move changes a station or two for each viewer, not the whole board
+    assert named <= steps * len(engine.get_variant(variant).seats + (None,)) * 4, (steps, named)
+
+
+def test_a_reveal_elsewhere_is_in_the_patch() -> None:
+    """Private scouting reveals and a 司令's death show ranks of pieces that did not move: the
+    patch carries them, for those who may now see them."""
+    revealed = 0
+    for information in ("hidden", "partners_open"):
+        for seed in range(3):
+            rng = random.Random(f"reveals/{information}/{seed}")
+            options = {"engineer_scouting": "team", "information": information}
+            state = engine.new_game("siguo", seed=seed, options=options)
+            while state.phase != "finished":
+                before = state
+                state, _ = engine.apply(state, random_action(state, rng))
+                check_changes(before, state)
+                if state.phase == Phase.PLAYING and before.phase == Phase.PLAYING:
+                    revealed += len(state.reveals.private) > len(before.reveals.private)
+                    revealed += len(state.reveals.public) > len(before.reveals.public)
+    assert revealed > 10
+
+
+def test_the_flag_carry_is_in_the_patch() -> None:
+    before = carry()
+    after, _ = play(before, "1:53", "1:63")
+    assert check_changes(before, after) > 0
+    changes = engine.view_changes(before, after, [None])
+    assert changes is not None
+    entry: Any = changes[None]["pieces"]["1:63"]
+    assert entry["carrying_flag"] is True
