@@ -12,24 +12,18 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import functools
 import json
+import sqlite3
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 import orjson
 import redis.asyncio as aioredis
-from sqlalchemy import (
-    Engine,
-    Executable,
-    bindparam,
-    create_engine,
-    delete,
-    event,
-    insert,
-    select,
-    update,
-)
+from sqlalchemy import bindparam, delete, insert, select, update
+from sqlalchemy.dialects.sqlite import dialect as sqlite_dialect
 from sqlalchemy.ext.asyncio import AsyncEngine
+from sqlalchemy.sql.dml import UpdateBase
 
 import engine
 from engine import Event, GameState
@@ -110,7 +104,22 @@ def rebuilt(
     )
 
 
-Statement = tuple[Executable, list[dict[str, Any]] | None]  # with its rows, if many
+# the statements of a write, each run with many rows (executemany)
+_DROP_LOGS = delete(LiveLogEntry).where(LiveLogEntry.table_id == bindparam("key"))
+_DROP_TABLES = delete(LiveTable).where(LiveTable.id == bindparam("key"))
+_NEW_TABLES = insert(LiveTable)
+_TABLE_DATA = (
+    update(LiveTable).where(LiveTable.id == bindparam("key")).values(data=bindparam("data"))
+)
+_APPEND = insert(LiveLogEntry)
+
+Statement = tuple[UpdateBase, list[dict[str, Any]]]  # with its rows
+
+
+@functools.cache
+def _sqlite_text(statement: UpdateBase) -> str:
+    """A statement as SQLite's SQL text with named parameters, for ``sqlite3`` itself."""
+    return str(statement.compile(dialect=sqlite_dialect(paramstyle="named")))
 
 
 @dataclass
@@ -124,18 +133,29 @@ class _Unwritten:
 
 class DatabaseKeeper:
     """Kept tables in the database (``live_tables`` and ``live_log``). Saves made while a write is
-    under way go together in the next one (group commit): one transaction of three statements
-    for every table that moved meanwhile, each caller still answered only once its save is
-    written. SQLAlchemy's core, not its sessions: this runs for every move."""
+    under way go together in the next one (group commit): one transaction for every table that
+    moved meanwhile, each caller still answered only once its save is written. SQLAlchemy's
+    core, not its sessions: this runs for every move.
+
+    SQLite (the embedded default) is written through ``sqlite3`` itself, in the event loop's
+    thread: a write of a few rows takes a fraction of a millisecond, while handing it to a
+    thread meant waiting for the GIL and for the busy loop, tens of milliseconds under load.
+    It never waits there for the database's lock: if another connection holds it, that write
+    waits for it in a thread instead."""
 
     def __init__(self, engine: AsyncEngine) -> None:
         self.engine = engine
-        # SQLite through aiosqlite hands each statement to its thread, fighting over the GIL
-        # every time: a whole write goes to one thread call of a plain connection instead
-        self.sqlite: Engine | None = None
+        self.sqlite: sqlite3.Connection | None = None
         if engine.dialect.name == "sqlite":
-            self.sqlite = create_engine(engine.url.set(drivername="sqlite"))
-            event.listen(self.sqlite, "connect", sqlite_pragmas)
+            # transactions by hand (BEGIN ... COMMIT); one write at a time, now and then from
+            # a thread
+            self.sqlite = sqlite3.connect(
+                engine.url.database or ":memory:",
+                timeout=0,
+                isolation_level=None,
+                check_same_thread=False,
+            )
+            sqlite_pragmas(self.sqlite, None)
         self.unwritten: dict[str, _Unwritten] = {}
         self.waiting: list[asyncio.Future[None]] = []
         self.writer: asyncio.Task[None] | None = None
@@ -173,7 +193,12 @@ class DatabaseKeeper:
             statements = self._statements(unwritten)
             try:
                 if self.sqlite is not None:
-                    await asyncio.to_thread(self._write_sqlite, statements)
+                    try:
+                        self._write_sqlite(statements)
+                    except sqlite3.OperationalError as error:
+                        if "locked" not in str(error):
+                            raise
+                        await asyncio.to_thread(self._write_sqlite, statements, 5.0)
                 else:
                     async with self.engine.begin() as connection:
                         for statement, rows in statements:
@@ -185,42 +210,42 @@ class DatabaseKeeper:
                 for written in waiting:
                     written.set_result(None)
 
-    def _write_sqlite(
-        self, statements: list[tuple[Executable, list[dict[str, Any]] | None]]
-    ) -> None:
-        assert self.sqlite is not None
-        with self.sqlite.begin() as connection:
+    def _write_sqlite(self, statements: list[Statement], wait: float = 0.0) -> None:
+        """One transaction; ``wait``: how long to wait for the database's lock (seconds)."""
+        connection = self.sqlite
+        assert connection is not None
+        connection.execute(f"PRAGMA busy_timeout={int(wait * 1000)}")
+        connection.execute("BEGIN IMMEDIATE")  # the lock now, or the error at once
+        try:
             for statement, rows in statements:
-                connection.execute(statement, rows)
+                connection.executemany(_sqlite_text(statement), rows)
+        except BaseException:
+            connection.execute("ROLLBACK")
+            raise
+        connection.execute("COMMIT")
 
     @staticmethod
-    def _statements(
-        unwritten: dict[str, _Unwritten],
-    ) -> list[Statement]:
-        """The statements of one write (each with its rows, for those that take many)."""
-        statements: list[Statement] = []
+    def _statements(unwritten: dict[str, _Unwritten]) -> list[Statement]:
+        """The statements of one write, each with its rows."""
         new = [(table_id, t) for table_id, t in unwritten.items() if t.header is not None]
-        if new:  # a new game at the table: its old log goes
-            ids = [table_id for table_id, _ in new]
-            statements += [
-                (delete(LiveLogEntry).where(LiveLogEntry.table_id.in_(ids)), None),
-                (delete(LiveTable).where(LiveTable.id.in_(ids)), None),
-                (
-                    insert(LiveTable),
-                    [{"id": table_id, "data": t.data, "record": t.header} for table_id, t in new],
-                ),
-            ]
         going_on = [
             {"key": table_id, "data": t.data}
             for table_id, t in unwritten.items()
             if t.header is None
         ]
-        if going_on:
-            statement = update(LiveTable).where(LiveTable.id == bindparam("key"))
-            statements.append((statement.values(data=bindparam("data")), going_on))
         rows = [row for t in unwritten.values() for row in t.rows]
+        statements: list[Statement] = []
+        if new:  # a new game at the table: its old log goes
+            keys = [{"key": table_id} for table_id, _ in new]
+            statements += [
+                (_DROP_LOGS, keys),
+                (_DROP_TABLES, keys),
+                (_NEW_TABLES, [{"id": i, "data": t.data, "record": t.header} for i, t in new]),
+            ]
+        if going_on:
+            statements.append((_TABLE_DATA, going_on))
         if rows:
-            statements.append((insert(LiveLogEntry), rows))
+            statements.append((_APPEND, rows))
         return statements
 
     async def drop(self, table_id: str) -> None:
@@ -259,7 +284,7 @@ class DatabaseKeeper:
         if self.writer is not None:
             await asyncio.gather(self.writer, return_exceptions=True)
         if self.sqlite is not None:
-            self.sqlite.dispose()
+            self.sqlite.close()
 
 
 # Appends to the kept log of a table, only if this process owns it (its lease).

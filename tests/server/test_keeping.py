@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import random
+import sqlite3
 from pathlib import Path
 
 import pytest
@@ -108,6 +109,37 @@ def test_the_database_keeps_many_tables_at_once_and_rebuilds_each(database_url: 
         try:
             await scenario(database.engine)
         finally:
+            await database.close()
+
+    asyncio.run(main())
+
+
+def test_sqlite_held_by_another_connection_waits_off_the_event_loop(tmp_path: Path) -> None:
+    """A save finds SQLite locked by another writer: it waits for the lock in a thread while
+    the event loop goes on, and is written once the lock is free."""
+    url = f"sqlite+aiosqlite:///{tmp_path / 'locked.db'}"
+    ((state, events),) = played(1)
+
+    async def main() -> None:
+        await migrate(url)
+        database = Database(url)
+        keeper = DatabaseKeeper(database.engine)
+        other = sqlite3.connect(tmp_path / "locked.db", isolation_level=None)
+        try:
+            other.execute("BEGIN IMMEDIATE")  # another connection holds the write lock
+            save = asyncio.create_task(keeper.save("t1", {"seq": 1}, state, 0, [(1, events[0])]))
+            ticks = 0
+            for _ in range(20):  # the loop is free meanwhile
+                await asyncio.sleep(0.01)
+                ticks += 1
+            assert ticks == 20 and not save.done()
+            other.execute("COMMIT")
+            await asyncio.wait_for(save, 5)
+            kept = await keeper.load("t1")
+            assert kept is not None and kept.data == {"seq": 1} and len(kept.events) == 1
+        finally:
+            other.close()
+            await keeper.close()
             await database.close()
 
     asyncio.run(main())
