@@ -28,23 +28,17 @@ _BEFORE_PLAY = frozenset({Phase.PICKING, Phase.REDEALING, Phase.BIDDING, Phase.D
 _commitment = lru_cache(maxsize=1024)(commitment)  # GameState.commitment, without a sha256 per view
 
 
-def view(state: GameState, viewer: int | None, pieces: bool = True) -> dict[str, Any]:
-    """The game as ``viewer`` sees it: a seat number, or None for a spectator (``pieces``
-    False: everything but the pieces, for ``view_changes``)."""
-    variant = state.variant
-    seats = variant.seats
-    if viewer is not None and (isinstance(viewer, bool) or viewer not in seats):
-        raise MalformedInput(f"no seat {viewer!r} in {variant.key}")
-    board = variant.board
-    phase = state.phase
-    finished = phase == Phase.FINISHED
+def view(state: GameState, viewer: int | None) -> dict[str, Any]:
+    """The game as ``viewer`` sees it: a seat number, or None for a spectator."""
+    return _view(state, viewer, _common(state), pieces=True)
+
+
+def _common(state: GameState) -> dict[str, Any]:
+    """What every viewer's view shows alike (after its first fields)."""
+    finished = state.phase == Phase.FINISHED
     proposal = state.proposal
     result = state.result
-    out: dict[str, Any] = {
-        "variant": variant.key,
-        "board": board.key,
-        "phase": phase.value,
-        "viewer": viewer,
+    return {
         "host": state.host,
         "information": state.rules.information.value,
         "commitment": _commitment(state.seed),
@@ -54,12 +48,31 @@ def view(state: GameState, viewer: int | None, pieces: bool = True) -> dict[str,
         "started_at": state.started_at,
         "total_moves": state.total_moves,
         "quiet_moves": state.quiet_moves,
-        "seats": _seats(state, seats),
+        "seats": _seats(state, state.variant.seats),
         "proposal": None
         if proposal is None
         else {"kind": proposal.kind, "seat": proposal.seat, "waiting": sorted(proposal.waiting)},
         "result": None if result is None else result.to_dict(),
     }
+
+
+def _view(
+    state: GameState, viewer: int | None, common: dict[str, Any], pieces: bool
+) -> dict[str, Any]:
+    """``view``, from ``_common(state)``; without the pieces unless ``pieces``."""
+    variant = state.variant
+    if viewer is not None and (isinstance(viewer, bool) or viewer not in variant.seats):
+        raise MalformedInput(f"no seat {viewer!r} in {variant.key}")
+    board = variant.board
+    phase = state.phase
+    finished = phase == Phase.FINISHED
+    out: dict[str, Any] = {
+        "variant": variant.key,
+        "board": board.key,
+        "phase": phase.value,
+        "viewer": viewer,
+    }
+    out.update(common)
     if variant.dealing in ("luanzhan", "sandayi"):
         out["deal"] = _deal(state, viewer)
     if phase in _BEFORE_PLAY:
@@ -96,9 +109,9 @@ def view_changes(
     before: GameState, state: GameState, viewers: Iterable[int | None]
 ) -> dict[int | None, dict[str, Any]] | None:
     """How each viewer's view changed from ``before`` to ``state`` (a later state of the same
-    game in play): ``{"game": view(state, viewer, pieces=False), "pieces": {station: piece or
-    None}}``, the pieces only of the stations that look different now (None: none stands
-    there). None when either state is not in play: whole views are due then.
+    game in play): ``{"game": its view but the pieces, "pieces": {station: piece or None}}``,
+    the pieces only of the stations that look different now (None: none stands there). None
+    when either state is not in play: whole views are due then.
 
     A station looks different when its piece changed or whether the viewer sees its rank (or,
     in 翻棋, whether it is face down or carries the flag) changed; that is all a piece's entry
@@ -117,11 +130,12 @@ def view_changes(
         if flip.colours != old_flip.colours:
             return None  # every face-up piece's seat changes
         moved |= (flip.face_down ^ old_flip.face_down) | _carrier(old_flip) ^ _carrier(flip)
+    common = _common(state)  # shared by the views made here, which are for reading
     changes: dict[int | None, dict[str, Any]] = {}
     for viewer in viewers:
         changed = moved | (visible_ranks(before, viewer) ^ visible_ranks(state, viewer))
         changes[viewer] = {
-            "game": view(state, viewer, pieces=False),
+            "game": _view(state, viewer, common, pieces=False),
             "pieces": _pieces(state, viewer, changed),
         }
     return changes
@@ -150,10 +164,14 @@ def _pieces(
         carrier = _carrier(flip)
         colours = flip.colours
     out: dict[str, dict[str, Any] | None] = {}
-    if stations == position.occupied:  # a whole view: the common case, without bit tricks
+    if stations == position.occupied:  # a whole view
         indices = [index for index, piece in enumerate(cells) if piece is not None]
-    else:
-        indices = [index for index in range(len(cells)) if stations >> index & 1]
+    else:  # a few stations
+        indices = []
+        while stations:
+            bit = stations & -stations
+            indices.append(bit.bit_length() - 1)
+            stations ^= bit
     for index in indices:
         station = ids[index]
         piece = cells[index]
