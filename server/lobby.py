@@ -101,6 +101,7 @@ class Lobby:
         self.entries: dict[str, dict[str, Any]] = {}
         self.listing_due = False
         self.tasks: list[asyncio.Task[None]] = []
+        self.closed = False
 
     async def start(self) -> None:
         """Follow the tables of every process, and take back the games left running."""
@@ -114,12 +115,19 @@ class Lobby:
                 await self.adopt(table_id)
 
     async def close(self) -> None:
+        """Stop every table here (kept games go to another process); once only."""
+        if self.closed:
+            return
+        self.closed = True
         await cancel(self.tasks)
-        for table in self.tables.values():
-            await table.stop()
+        tables = list(self.tables.values())  # a table may leave meanwhile (its lease lapsed)
+        if tables:
+            # all at once, and not waiting long for one stuck in a command: the handover of
+            # the others (with several processes) must not wait for it
+            await asyncio.wait([asyncio.create_task(t.stop()) for t in tables], timeout=2)
         await self.keeper.close()
         if self.cluster is not None:
-            for table in self.tables.values():
+            for table in tables:
                 if not table.in_game:  # kept tables go to another node; the others end here
                     self.forget(table.id)
             await self.cluster.close()

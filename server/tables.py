@@ -177,6 +177,7 @@ class Table:
             asyncio.Queue()
         )
         self.wake = asyncio.Event()
+        self.stopped = False  # no command runs here any more
         self.tasks: list[asyncio.Task[None]] = []
         self.bot_tasks: set[asyncio.Task[None]] = set()
         self.beliefs: dict[int, Beliefs] = {}  # each bot seat's beliefs, from its own events
@@ -193,6 +194,7 @@ class Table:
 
     async def stop(self) -> None:
         await cancel([*self.tasks, *self.bot_tasks])
+        self.stopped = True
         while not self.inbox.empty():  # commands that will never run: their callers hear so
             _, future = self.inbox.get_nowait()
             if not future.done():
@@ -200,6 +202,8 @@ class Table:
 
     async def call(self, command: Callable[[], Awaitable[T]]) -> T:
         """Run ``command`` inside the actor, after every command sent before it."""
+        if self.stopped:
+            raise TableError("moved", "the table stopped here; try again")
         future: asyncio.Future[T] = asyncio.get_running_loop().create_future()
         await self.inbox.put((command, future))
         return await future
