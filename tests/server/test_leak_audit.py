@@ -605,12 +605,14 @@ class Session:
         while not self.inbox.empty():
             self.handle(*self.inbox.get())
         # acting on a snapshot that a newer one has overtaken is refused, and is harmless: a
-        # stale version, a ready after the game began, a move while 三打一 is paused
+        # stale version, a ready after the game began, an act after a bot or the clock ended
+        # the game, a move while 三打一 is paused
         unexpected = [
             (name, request, error)
             for name, request, error in self.errors
             if error["code"] != "stale_version"
             and not (error["code"] == "game_running" and request and request["type"] == "ready")
+            and not (error["code"] == "not_playing" and request and request["type"] == "act")
             and not (error["code"] == "illegal" and error["message"] == "the game is paused")
         ]
         assert not unexpected, unexpected
