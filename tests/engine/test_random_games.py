@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 import random
+from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
@@ -115,15 +117,39 @@ def check_kept_events(events: list[engine.Event], viewers: list[int | None]) -> 
             assert json.loads(json.dumps(event.for_viewer(viewer))) == kept.for_viewer(viewer)
 
 
-def play_random_game(variant: str, seed: int, audit: bool) -> GameState:
-    rng = random.Random(f"{variant}/{seed}")
-    state = engine.new_game(
+def new_random_game(variant: str, seed: int, rng: random.Random, **kwargs: Any) -> GameState:
+    """A new game with a random host and random rule options."""
+    return engine.new_game(
         variant,
         seed=seed,
         host=rng.choice(engine.get_variant(variant).seats),
         options=random_options(variant, rng),
-        now=0.0,
+        **kwargs,
     )
+
+
+def random_steps(
+    state: GameState, rng: random.Random, name: str
+) -> Iterator[tuple[GameState, GameState]]:
+    """Play ``state`` to its end with ``choose_action`` at random times: each accepted
+    action's state before and after; fails a game (``name``) that does not end."""
+    now = 0.0
+    for _ in range(MAX_ACTIONS):
+        if state.phase == "finished":
+            return
+        now += rng.uniform(0.5, 6.0)
+        before = state
+        try:
+            state, _ = engine.apply(state, choose_action(state, rng, min(now, state.deadline)))
+        except engine.EngineError:
+            continue
+        yield before, state
+    pytest.fail(f"{name} did not end in {MAX_ACTIONS} actions")
+
+
+def play_random_game(variant: str, seed: int, audit: bool) -> GameState:
+    rng = random.Random(f"{variant}/{seed}")
+    state = new_random_game(variant, seed, rng, now=0.0)
     viewers: list[int | None] = [*state.variant.seats, None]
     knowledge = Knowledge(state)
     now = 0.0

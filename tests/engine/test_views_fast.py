@@ -17,7 +17,7 @@ from engine.events import sees
 from engine.game import rank_audience, visible_ranks
 from engine.sampling import random_action
 from tests.engine.test_fanqi import carry, play
-from tests.engine.test_random_games import MAX_ACTIONS, choose_action, random_options
+from tests.engine.test_random_games import new_random_game, random_steps
 from tests.engine.view_reference import reference_view
 
 GAMES = {"siguo": 8, "liangguo": 16, "sanguo": 8, "luanzhan": 6, "sandayi": 6, "fanqi": 16}
@@ -53,27 +53,12 @@ def play_and_compare(variant: str, seed: int) -> set[str]:
     """A random game (the actions of the leak audits' random games), every view compared after
     every action; the phases it went through."""
     rng = random.Random(f"views/{variant}/{seed}")
-    state = engine.new_game(
-        variant,
-        seed=seed,
-        host=rng.choice(engine.get_variant(variant).seats),
-        options=random_options(variant, rng),
-    )
-    phases = {state.phase.value}
-    same_views(state)
-    now = 0.0
-    for _ in range(MAX_ACTIONS):
-        if state.phase == "finished":
-            break
-        now += rng.uniform(0.5, 6.0)
-        try:
-            state, _ = engine.apply(state, choose_action(state, rng, min(now, state.deadline)))
-        except engine.EngineError:
-            continue
+    start = new_random_game(variant, seed, rng)
+    phases = {start.phase.value}
+    same_views(start)
+    for _, state in random_steps(start, rng, f"{variant} game {seed}"):
         phases.add(state.phase.value)
         same_views(state)
-    else:
-        pytest.fail(f"{variant} game {seed} did not end in {MAX_ACTIONS} actions")
     return phases
 
 

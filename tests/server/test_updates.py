@@ -15,7 +15,7 @@ from engine import GameState, Phase
 from engine.sampling import random_action
 from server.updates import apply_patch
 from tests.engine.test_fanqi import carry, play
-from tests.engine.test_random_games import MAX_ACTIONS, choose_action, random_options
+from tests.engine.test_random_games import new_random_game, random_steps
 
 GAMES = {"siguo": 6, "liangguo": 10, "sanguo": 6, "luanzhan": 4, "sandayi": 4, "fanqi": 10}
 
@@ -46,26 +46,10 @@ def check_changes(before: GameState, after: GameState) -> int:
 
 def play_and_check(variant: str, seed: int) -> tuple[int, int]:
     rng = random.Random(f"patches/{variant}/{seed}")
-    state = engine.new_game(
-        variant,
-        seed=seed,
-        host=rng.choice(engine.get_variant(variant).seats),
-        options=random_options(variant, rng),
-    )
-    now, steps, named = 0.0, 0, 0
-    for _ in range(MAX_ACTIONS):
-        if state.phase == "finished":
-            break
-        now += rng.uniform(0.5, 6.0)
-        before = state
-        try:
-            state, _ = engine.apply(state, choose_action(state, rng, min(now, state.deadline)))
-        except engine.EngineError:
-            continue
+    steps = named = 0
+    for before, state in random_steps(new_random_game(variant, seed, rng), rng, variant):
         named += check_changes(before, state)
         steps += before.phase == Phase.PLAYING
-    else:
-        pytest.fail(f"{variant} game {seed} did not end in {MAX_ACTIONS} actions")
     return steps, named
 
 
