@@ -14,6 +14,7 @@ import asyncio
 import dataclasses
 import functools
 import json
+import logging
 import sqlite3
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -29,6 +30,8 @@ import engine
 from engine import Event, GameState
 from server.db import sqlite_pragmas
 from server.models import LiveLogEntry, LiveTable
+
+log = logging.getLogger("junqi")
 
 OWNER_KEY = "junqi:owner:"  # + table id: the process that owns the table (a lease)
 LIVE_SET = "junqi:live"  # ids of the kept tables
@@ -141,21 +144,32 @@ class DatabaseKeeper:
     thread: a write of a few rows takes a fraction of a millisecond, while handing it to a
     thread meant waiting for the GIL and for the busy loop, tens of milliseconds under load.
     It never waits there for the database's lock: if another connection holds it, that write
-    waits for it in a thread instead."""
+    waits for it in a thread instead. Nor for the disk: SQLite would copy its write-ahead log
+    into the database (a checkpoint, with an fsync) inside a commit every thousand pages,
+    stalling every table for up to tens of milliseconds; this connection leaves that to a
+    thread of its own, every ``checkpoint_every`` writes (a write adds a few pages to the log:
+    about as often as SQLite itself would)."""
 
-    def __init__(self, engine: AsyncEngine) -> None:
+    def __init__(self, engine: AsyncEngine, checkpoint_every: int = 250) -> None:
         self.engine = engine
         self.sqlite: sqlite3.Connection | None = None
+        self.database = ""  # SQLite's file
+        self.checkpoint_every = checkpoint_every
+        self.unchecked = 0  # writes since the last checkpoint began
+        self.checkpointer: sqlite3.Connection | None = None
+        self.checkpointing: asyncio.Task[None] | None = None
+        self.checkpoints = 0
         if engine.dialect.name == "sqlite":
             # transactions by hand (BEGIN ... COMMIT); one write at a time, now and then from
             # a thread
+            path = engine.url.database or ":memory:"
             self.sqlite = sqlite3.connect(
-                engine.url.database or ":memory:",
-                timeout=0,
-                isolation_level=None,
-                check_same_thread=False,
+                path, timeout=0, isolation_level=None, check_same_thread=False
             )
             sqlite_pragmas(self.sqlite, None)
+            self.sqlite.execute("PRAGMA wal_autocheckpoint=0")
+            if path != ":memory:":
+                self.database = path
         self.unwritten: dict[str, _Unwritten] = {}
         self.waiting: list[asyncio.Future[None]] = []
         self.writer: asyncio.Task[None] | None = None
@@ -199,6 +213,7 @@ class DatabaseKeeper:
                         if "locked" not in str(error):
                             raise
                         await asyncio.to_thread(self._write_sqlite, statements, 5.0)
+                    self._checkpoint_if_due()
                 else:
                     async with self.engine.begin() as connection:
                         for statement, rows in statements:
@@ -223,6 +238,30 @@ class DatabaseKeeper:
             connection.execute("ROLLBACK")
             raise
         connection.execute("COMMIT")
+
+    def _checkpoint_if_due(self) -> None:
+        self.unchecked += 1
+        if not self.database or self.unchecked < self.checkpoint_every:
+            return
+        if self.checkpointing is None or self.checkpointing.done():
+            self.unchecked = 0
+            self.checkpointing = asyncio.create_task(asyncio.to_thread(self._checkpoint))
+
+    def _checkpoint(self) -> None:
+        """Copy the write-ahead log into the database and start the log again (in a thread: it
+        waits for the disk). RESTART, not PASSIVE: with writes going on all the time a passive
+        checkpoint never catches up, and the log would grow for ever. Meanwhile it holds the
+        database's write lock: a write that finds it locked waits in a thread too."""
+        try:
+            if self.checkpointer is None:
+                self.checkpointer = sqlite3.connect(
+                    self.database, isolation_level=None, check_same_thread=False
+                )
+            self.checkpointer.execute("PRAGMA wal_checkpoint(RESTART)").fetchall()
+        except sqlite3.Error:  # the next one tries again; the log only grows meanwhile
+            log.exception("could not checkpoint SQLite's write-ahead log")
+        else:
+            self.checkpoints += 1
 
     @staticmethod
     def _statements(unwritten: dict[str, _Unwritten]) -> list[Statement]:
@@ -283,6 +322,10 @@ class DatabaseKeeper:
     async def close(self) -> None:
         if self.writer is not None:
             await asyncio.gather(self.writer, return_exceptions=True)
+        if self.checkpointing is not None:
+            await asyncio.gather(self.checkpointing, return_exceptions=True)
+        if self.checkpointer is not None:
+            self.checkpointer.close()
         if self.sqlite is not None:
             self.sqlite.close()
 

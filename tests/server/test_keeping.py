@@ -169,3 +169,35 @@ def test_a_move_that_cannot_be_kept_never_happened(tmp_path: Path) -> None:
         bob.sync(played["version"])
         seen = [e for m in bob.received if m["type"] == "update" for e in m["events"]]
         assert sum(e["kind"] == "moved" for e in seen) == 1
+
+
+def test_sqlite_checkpoints_in_a_thread_of_their_own(tmp_path: Path) -> None:
+    """The keeper's commits never copy the write-ahead log into the database (that waits for
+    the disk, in the event loop): a thread does, once the log is large, and what was kept
+    stays readable."""
+    url = f"sqlite+aiosqlite:///{tmp_path / 'kept.db'}"
+    wal = tmp_path / "kept.db-wal"
+    ((state, events),) = played(1)
+
+    async def main() -> None:
+        await migrate(url)
+        database = Database(url)
+        keeper = DatabaseKeeper(database.engine, checkpoint_every=20)
+        try:
+            assert keeper.sqlite is not None
+            assert keeper.sqlite.execute("PRAGMA wal_autocheckpoint").fetchone() == (0,)
+            for n in range(200):
+                await keeper.save(f"t{n}", {"n": n, "pad": "x" * 2000}, state, 0, [(1, events[0])])
+                await asyncio.sleep(0)
+            if keeper.checkpointing is not None:
+                await keeper.checkpointing
+            assert keeper.checkpoints >= 5
+            # the log starts again from its beginning after a checkpoint, so it stays small
+            assert wal.stat().st_size < 2_000_000  # without checkpoints: about 5 MB
+            kept = await keeper.load("t199")
+            assert kept is not None and kept.data["n"] == 199
+        finally:
+            await keeper.close()
+            await database.close()
+
+    asyncio.run(main())
