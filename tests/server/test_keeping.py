@@ -173,7 +173,7 @@ def test_a_move_that_cannot_be_kept_never_happened(tmp_path: Path) -> None:
 
 def test_sqlite_checkpoints_in_a_thread_of_their_own(tmp_path: Path) -> None:
     """The keeper's commits never copy the write-ahead log into the database (that waits for
-    the disk, in the event loop): a thread does, once the log is large, and what was kept
+    the disk, in the event loop): a thread does, every so many writes, and what was kept
     stays readable."""
     url = f"sqlite+aiosqlite:///{tmp_path / 'kept.db'}"
     wal = tmp_path / "kept.db-wal"
@@ -188,9 +188,8 @@ def test_sqlite_checkpoints_in_a_thread_of_their_own(tmp_path: Path) -> None:
             assert keeper.sqlite.execute("PRAGMA wal_autocheckpoint").fetchone() == (0,)
             for n in range(200):
                 await keeper.save(f"t{n}", {"n": n, "pad": "x" * 2000}, state, 0, [(1, events[0])])
-                await asyncio.sleep(0)
-            if keeper.checkpointing is not None:
-                await keeper.checkpointing
+                if keeper.checkpointing is not None:  # (a slow disk must not fail the test)
+                    await keeper.checkpointing
             assert keeper.checkpoints >= 5
             # the log starts again from its beginning after a checkpoint, so it stays small
             assert wal.stat().st_size < 2_000_000  # without checkpoints: about 5 MB
