@@ -176,7 +176,9 @@ class Table:
         self.inbox: asyncio.Queue[tuple[Callable[[], Awaitable[Any]], asyncio.Future[Any]]] = (
             asyncio.Queue()
         )
-        self.wake = asyncio.Event()
+        # the clock: one timer at the next deadline, moved after every command
+        self.alarm: asyncio.TimerHandle | None = None
+        self.alarm_at: float | None = None
         self.stopped = False  # no command runs here any more
         self.tasks: list[asyncio.Task[None]] = []
         self.bot_tasks: set[asyncio.Task[None]] = set()
@@ -187,14 +189,14 @@ class Table:
     # --- the actor ----------------------------------------------------------------------------
 
     def start(self) -> None:
-        self.tasks = [
-            asyncio.create_task(self._run(), name=f"table {self.id}"),
-            asyncio.create_task(self._clock(), name=f"clock {self.id}"),
-        ]
+        self.tasks = [asyncio.create_task(self._run(), name=f"table {self.id}")]
+        self.set_alarm()
 
     async def stop(self) -> None:
         await cancel([*self.tasks, *self.bot_tasks])
         self.stopped = True
+        if self.alarm is not None:
+            self.alarm.cancel()
         while not self.inbox.empty():  # commands that will never run: their callers hear so
             _, future = self.inbox.get_nowait()
             if not future.done():
@@ -236,17 +238,34 @@ class Table:
                     self.flush()
                 except Exception:  # a fault in rendering must not stop the table for good
                     log.exception("an update could not be sent", extra={"table": self.id})
-            self.wake.set()
+            self.set_alarm()
 
-    async def _clock(self) -> None:
-        while True:
-            due = self.next_deadline()
-            self.wake.clear()
-            timeout = None if due is None else max(0.0, due - time.time())
-            try:
-                await asyncio.wait_for(self.wake.wait(), timeout)
-            except TimeoutError:
-                await self.call(self._tick)
+    def set_alarm(self) -> None:
+        """Have the clock tick at the next deadline (a timer, not a task waiting for it: this
+        runs after every move)."""
+        due = self.next_deadline()
+        if due == self.alarm_at and (due is None or self.alarm is not None):
+            return
+        if self.alarm is not None:
+            self.alarm.cancel()
+        self.alarm_at, self.alarm = due, None
+        if due is not None:
+            self.alarm = asyncio.get_running_loop().call_later(
+                max(0.0, due - time.time()), self._ring
+            )
+
+    def _ring(self) -> None:
+        self.alarm = None
+        if self.stopped:
+            return
+        ticked = asyncio.get_running_loop().create_future()
+        ticked.add_done_callback(self._ticked)
+        self.inbox.put_nowait((self._tick, ticked))
+
+    def _ticked(self, ticked: asyncio.Future[None]) -> None:
+        error = None if ticked.cancelled() else ticked.exception()
+        if error is not None and not isinstance(error, TableError):  # TableError: it stopped
+            log.error("the clock failed", exc_info=error, extra={"table": self.id})
 
     def next_deadline(self) -> float | None:
         times = [s.away_until for s in self.seats if s.away_until is not None]
