@@ -461,6 +461,37 @@ def origin_allowed(ws: WebSocket, allowed: list[str]) -> bool:
     return origin in allowed or urlsplit(origin).netloc == ws.headers.get("host")
 
 
+class SilenceLimit:
+    """Closes a socket whose client has sent nothing (not even a ping) for ``seconds``. One
+    timer per socket, moved on once per period, not a timeout around every receive: that cost
+    a task per message, and a waiting task per idle socket."""
+
+    def __init__(self, ws: WebSocket, seconds: float) -> None:
+        self.ws = ws
+        self.seconds = seconds
+        self.loop = asyncio.get_running_loop()
+        self.last = self.loop.time()
+        self.timer = self.loop.call_later(seconds, self._check)
+        self.closing: asyncio.Task[None] | None = None
+
+    def heard(self) -> None:
+        self.last = self.loop.time()
+
+    def _check(self) -> None:
+        silent = self.loop.time() - self.last
+        if silent < self.seconds:
+            self.timer = self.loop.call_later(self.seconds - silent, self._check)
+        else:  # closing the socket ends its receive loop with a disconnect
+            self.closing = asyncio.create_task(self._close())
+
+    async def _close(self) -> None:
+        with contextlib.suppress(Exception):
+            await self.ws.close(reason="silent too long")
+
+    def stop(self) -> None:
+        self.timer.cancel()
+
+
 @router.websocket("/ws")
 async def socket(ws: WebSocket) -> None:
     app = ws.app
@@ -483,10 +514,11 @@ async def socket(ws: WebSocket) -> None:
         {"type": "welcome", "user": {"id": user.id, "name": user.name, "role": user.role}}
     )
     await connection.follow(moderation.user_topic(user.id), connection.notice)
-    idle = app.state.settings.heartbeat_seconds * 3
+    silence = SilenceLimit(ws, app.state.settings.heartbeat_seconds * 3)
     try:
         while True:
-            frame = await asyncio.wait_for(ws.receive(), idle)
+            frame = await ws.receive()
+            silence.heard()
             if frame["type"] == "websocket.disconnect":
                 break
             raw = frame.get("text")
@@ -494,9 +526,10 @@ async def socket(ws: WebSocket) -> None:
                 await connection.error(None, "bad_json", "messages are JSON text frames")
                 continue
             await connection.handle(raw)
-    except (WebSocketDisconnect, TimeoutError, RuntimeError):
-        pass  # gone, silent too long, or closed while we were answering
+    except (WebSocketDisconnect, RuntimeError):
+        pass  # gone, or closed while we were answering
     finally:
+        silence.stop()
         app.state.metrics.connections.dec()
         await connection.closed()
         with contextlib.suppress(Exception):

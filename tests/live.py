@@ -22,14 +22,18 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def start_server(tmp_path: Path, rooms: list[dict[str, Any]], port: int) -> subprocess.Popen[bytes]:
+def start_server(
+    tmp_path: Path, rooms: list[dict[str, Any]], port: int, settings: dict[str, str] | None = None
+) -> subprocess.Popen[bytes]:
     """Start ``uvicorn`` with the app on ``port``, on the SQLite file ``live.db`` in ``tmp_path``
-    (kept between starts) and ``rooms``; returns once it answers."""
+    (kept between starts) and ``rooms``, and other ``settings`` (``JUNQI_`` variables); returns
+    once it answers."""
     env = {
         **os.environ,
         "JUNQI_DATABASE_URL": f"sqlite+aiosqlite:///{tmp_path / 'live.db'}",
         "JUNQI_ROOMS": json.dumps(rooms),
         "JUNQI_ACTIONS_PER_10_SECONDS": "100000",  # scripted clients play far faster than people
+        **(settings or {}),
     }
     process = subprocess.Popen(
         [
@@ -59,10 +63,12 @@ def start_server(tmp_path: Path, rooms: list[dict[str, Any]], port: int) -> subp
 
 
 @contextmanager
-def live_server(tmp_path: Path, rooms: list[dict[str, Any]]) -> Iterator[str]:
+def live_server(
+    tmp_path: Path, rooms: list[dict[str, Any]], settings: dict[str, str] | None = None
+) -> Iterator[str]:
     """A server on a fresh SQLite file and ``rooms`` (``start_server``); yields its base URL."""
     port = free_port()
-    process = start_server(tmp_path, rooms, port)
+    process = start_server(tmp_path, rooms, port, settings)
     try:
         yield f"http://127.0.0.1:{port}"
     finally:

@@ -188,3 +188,29 @@ def test_four_clients_play_a_whole_game_on_a_real_server(server: str) -> None:
     games = httpx.get(f"{server}/api/games").json()
     assert games[0]["status"] == "finished"
     assert {p["name"] for p in games[0]["players"]} == {c.name for c in clients}
+
+
+def test_a_silent_socket_is_closed_and_one_that_pings_stays(tmp_path: Path) -> None:
+    """A client that sends nothing for three heartbeats is disconnected; pings keep one open."""
+
+    async def main(base: str) -> None:
+        client = Client(base, "quiet", 0)
+        await client.login()
+        async with (
+            websockets.connect(client.url()) as silent,
+            websockets.connect(client.url()) as pinging,
+        ):
+            assert json.loads(await silent.recv())["type"] == "welcome"
+            assert json.loads(await pinging.recv())["type"] == "welcome"
+            for _ in range(8):  # 1.6 s: past the limit of 0.6 s
+                await send(pinging, {"type": "ping", "id": 1})
+                assert json.loads(await pinging.recv())["type"] == "pong"
+                await asyncio.sleep(0.2)
+            with pytest.raises(websockets.ConnectionClosed) as closed:
+                await asyncio.wait_for(silent.recv(), 5)
+            assert closed.value.rcvd is not None and closed.value.rcvd.reason == "silent too long"
+            await send(pinging, {"type": "ping", "id": 2})
+            assert json.loads(await pinging.recv())["type"] == "pong"
+
+    with live_server(tmp_path, [ROOM], {"JUNQI_HEARTBEAT_SECONDS": "0.2"}) as base:
+        asyncio.run(main(base))
