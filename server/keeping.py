@@ -167,6 +167,7 @@ class DatabaseKeeper:
                 path, timeout=0, isolation_level=None, check_same_thread=False
             )
             sqlite_pragmas(self.sqlite, None)
+            self.sqlite.execute("PRAGMA busy_timeout=0")
             self.sqlite.execute("PRAGMA wal_autocheckpoint=0")
             if path != ":memory:":
                 self.database = path
@@ -226,18 +227,24 @@ class DatabaseKeeper:
                     written.set_result(None)
 
     def _write_sqlite(self, statements: list[Statement], wait: float = 0.0) -> None:
-        """One transaction; ``wait``: how long to wait for the database's lock (seconds)."""
+        """One transaction; ``wait``: how long to wait for the database's lock (seconds;
+        the connection waits for none otherwise)."""
         connection = self.sqlite
         assert connection is not None
-        connection.execute(f"PRAGMA busy_timeout={int(wait * 1000)}")
-        connection.execute("BEGIN IMMEDIATE")  # the lock now, or the error at once
+        if wait:
+            connection.execute(f"PRAGMA busy_timeout={int(wait * 1000)}")
         try:
-            for statement, rows in statements:
-                connection.executemany(_sqlite_text(statement), rows)
-        except BaseException:
-            connection.execute("ROLLBACK")
-            raise
-        connection.execute("COMMIT")
+            connection.execute("BEGIN IMMEDIATE")  # the lock now, or the error at once
+            try:
+                for statement, rows in statements:
+                    connection.executemany(_sqlite_text(statement), rows)
+            except BaseException:
+                connection.execute("ROLLBACK")
+                raise
+            connection.execute("COMMIT")
+        finally:
+            if wait:
+                connection.execute("PRAGMA busy_timeout=0")
 
     def _checkpoint_if_due(self) -> None:
         self.unchecked += 1
