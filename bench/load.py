@@ -856,7 +856,7 @@ def main() -> None:
         print(f"pace: one move per table every {args.pace:g} s; window {args.seconds:g} s per step")
         print(
             "tables sockets offered/s moves/s   p50 ms   p99 ms   max ms  lag mean/max ms  "
-            "server CPU  RSS MiB  client CPU  other CPU  games  lost  errors"
+            "server CPU  CPU/move ms  RSS MiB  client CPU  other CPU  games  lost  errors"
         )
         best, best_rate = None, 0.0
         for n in steps:
@@ -868,11 +868,14 @@ def main() -> None:
             time.sleep(args.warmup)
             m = measure(nodes, workers, args.seconds, args.profile, n)
             errors = dict(m["errors"] + failures)
+            # the server's CPU time per move: the figure that compares across machines and runs
+            cpu_per_move = m["cpu"] * 10 / m["moves/s"] if m["moves/s"] else float("nan")
             print(
                 f"{n:6} {4 * n:7} {n / args.pace:10.0f} {m['moves/s']:8.1f} "
                 f"{m['p50'] * 1000:8.1f} {m['p99'] * 1000:8.1f} {m['max'] * 1000:8.1f} "
                 f"{m['lag mean'] * 1000:7.1f}/{m['lag max'] * 1000:<7.1f} "
-                f"{m['cpu']:9.0f}% {m['rss'] / 2**20:8.0f} {m['client cpu']:10.0f}% "
+                f"{m['cpu']:9.0f}% {cpu_per_move:12.2f} {m['rss'] / 2**20:8.0f} "
+                f"{m['client cpu']:10.0f}% "
                 f"{m['others cpu']:9.0f}% "
                 f"{m['games']:6} {m['lost']:5}  {errors or ''}  (set up in {setup:.0f} s)",
                 flush=True,
