@@ -178,7 +178,7 @@ class Table:
         )
         # the clock: one timer at the next deadline, moved after every command
         self.alarm: asyncio.TimerHandle | None = None
-        self.alarm_at: float | None = None
+        self.alarm_at = 0.0  # when it rings
         self.stopped = False  # no command runs here any more
         self.tasks: list[asyncio.Task[None]] = []
         self.bot_tasks: set[asyncio.Task[None]] = set()
@@ -242,17 +242,15 @@ class Table:
 
     def set_alarm(self) -> None:
         """Have the clock tick at the next deadline (a timer, not a task waiting for it: this
-        runs after every move)."""
+        runs after every move). A timer due earlier stays: it ticks for nothing and sets the
+        next one, which is cheaper than moving it after every move."""
         due = self.next_deadline()
-        if due == self.alarm_at and (due is None or self.alarm is not None):
+        if due is None or (self.alarm is not None and self.alarm_at <= due):
             return
         if self.alarm is not None:
             self.alarm.cancel()
-        self.alarm_at, self.alarm = due, None
-        if due is not None:
-            self.alarm = asyncio.get_running_loop().call_later(
-                max(0.0, due - time.time()), self._ring
-            )
+        self.alarm_at = due
+        self.alarm = asyncio.get_running_loop().call_later(max(0.0, due - time.time()), self._ring)
 
     def _ring(self) -> None:
         self.alarm = None
