@@ -150,11 +150,14 @@ class DatabaseKeeper:
     thread of its own, every ``checkpoint_every`` writes (a write adds a few pages to the log:
     about as often as SQLite itself would)."""
 
-    def __init__(self, engine: AsyncEngine, checkpoint_every: int = 250) -> None:
+    def __init__(
+        self, engine: AsyncEngine, checkpoint_every: int = 250, restart_frames: int = 10_000
+    ) -> None:
         self.engine = engine
         self.sqlite: sqlite3.Connection | None = None
         self.database = ""  # SQLite's file
         self.checkpoint_every = checkpoint_every
+        self.restart_frames = restart_frames
         self.unchecked = 0  # writes since the last checkpoint began
         self.checkpointer: sqlite3.Connection | None = None
         self.checkpointing: asyncio.Task[None] | None = None
@@ -255,16 +258,19 @@ class DatabaseKeeper:
             self.checkpointing = asyncio.create_task(asyncio.to_thread(self._checkpoint))
 
     def _checkpoint(self) -> None:
-        """Copy the write-ahead log into the database and start the log again (in a thread: it
-        waits for the disk). RESTART, not PASSIVE: with writes going on all the time a passive
-        checkpoint never catches up, and the log would grow for ever. Meanwhile it holds the
-        database's write lock: a write that finds it locked waits in a thread too."""
+        """Copy the write-ahead log into the database (in a thread: it waits for the disk).
+        PASSIVE: it holds up no writer, and the next write starts the log again if it caught
+        up. Under writes that never pause it may never quite catch up, and the log would grow
+        for ever: past ``restart_frames`` a RESTART checkpoint holds the writers off (they
+        wait in a thread too) until the log starts again."""
         try:
             if self.checkpointer is None:
                 self.checkpointer = sqlite3.connect(
                     self.database, isolation_level=None, check_same_thread=False
                 )
-            self.checkpointer.execute("PRAGMA wal_checkpoint(RESTART)").fetchall()
+            _, frames, _ = self.checkpointer.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
+            if frames > self.restart_frames:
+                self.checkpointer.execute("PRAGMA wal_checkpoint(RESTART)").fetchall()
         except sqlite3.Error:  # the next one tries again; the log only grows meanwhile
             log.exception("could not checkpoint SQLite's write-ahead log")
         else:

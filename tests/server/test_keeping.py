@@ -171,10 +171,12 @@ def test_a_move_that_cannot_be_kept_never_happened(tmp_path: Path) -> None:
         assert sum(e["kind"] == "moved" for e in seen) == 1
 
 
-def test_sqlite_checkpoints_in_a_thread_of_their_own(tmp_path: Path) -> None:
+@pytest.mark.parametrize("restart_frames", [10_000, 0])
+def test_sqlite_checkpoints_in_a_thread_of_their_own(tmp_path: Path, restart_frames: int) -> None:
     """The keeper's commits never copy the write-ahead log into the database (that waits for
-    the disk, in the event loop): a thread does, every so many writes, and what was kept
-    stays readable."""
+    the disk, in the event loop): a thread does, every so many writes, passively or (a log
+    grown past ``restart_frames``) holding the writers off, and what was kept stays
+    readable."""
     url = f"sqlite+aiosqlite:///{tmp_path / 'kept.db'}"
     wal = tmp_path / "kept.db-wal"
     ((state, events),) = played(1)
@@ -182,7 +184,7 @@ def test_sqlite_checkpoints_in_a_thread_of_their_own(tmp_path: Path) -> None:
     async def main() -> None:
         await migrate(url)
         database = Database(url)
-        keeper = DatabaseKeeper(database.engine, checkpoint_every=20)
+        keeper = DatabaseKeeper(database.engine, checkpoint_every=20, restart_frames=restart_frames)
         try:
             assert keeper.sqlite is not None
             assert keeper.sqlite.execute("PRAGMA wal_autocheckpoint").fetchone() == (0,)
