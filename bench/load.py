@@ -26,9 +26,12 @@ First, memory: the server's RSS with ``--idle`` idle sockets connected against n
 idle connection). Then the ramp: for each step of ``--tables``, the tables are added, play for
 ``--warmup`` seconds and are measured for ``--seconds``: moves/s achieved, latency from a move
 sent to its update delivered to all four seats (p50/p99/max), the server's event-loop lag (from
-``/metrics``), its CPU and RSS, the client processes' CPU (near 100% the clients, not the
+``/metrics``), its CPU and RSS, its CPU time per move (the figure to compare between runs),
+the client processes' CPU (near 100% the clients, not the
 server, are the limit) and the CPU that other processes of the machine took meanwhile (anything
-much above zero there makes the figures pessimistic: run it on a quiet machine). The ramp
+much above zero there makes the figures pessimistic: run it on a quiet machine). The
+machine's own speed (a fixed Python loop, at the start and the end) is printed too: on a shared
+machine it drifts by tens of percent between hours, and the figures with it. The ramp
 stops at the first step whose p99 is far over ``--p99`` (five times); at the end, the largest
 step that held p99 under ``--p99``.
 
@@ -667,6 +670,16 @@ def machine_cpu_seconds() -> float:
     return float(t.user + t.nice + t.system + t.irq + t.softirq + getattr(t, "steal", 0.0))
 
 
+def machine_speed() -> float:
+    """Seconds a fixed pure-Python loop takes here now: this shared machine's speed drifts by
+    tens of percent between hours, so each run says how fast it was."""
+    started = time.perf_counter()
+    total = 0
+    for i in range(5_000_000):
+        total += i
+    return time.perf_counter() - started
+
+
 def percentile(values: list[float], q: float) -> float:
     if not values:
         return math.nan
@@ -853,7 +866,10 @@ def main() -> None:
                 f"target under 60 KiB: {'met' if kib < 60 else 'NOT met'}"
             )
 
-        print(f"pace: one move per table every {args.pace:g} s; window {args.seconds:g} s per step")
+        print(
+            f"pace: one move per table every {args.pace:g} s; window {args.seconds:g} s per step; "
+            f"machine: a 5M-step Python loop takes {machine_speed():.2f} s"
+        )
         print(
             "tables sockets offered/s moves/s   p50 ms   p99 ms   max ms  lag mean/max ms  "
             "server CPU  CPU/move ms  RSS MiB  client CPU  other CPU  games  lost  errors"
@@ -891,7 +907,8 @@ def main() -> None:
             f"largest step with p99 under {args.p99 * 1000:g} ms: "
             f"{f'{best} tables ({4 * best} sockets)' if best else 'none'} "
             f"at a {args.pace:g} s pace; most moves/s under it: {best_rate:.0f} "
-            "(target: 1,000 with p99 under 100 ms)"
+            "(target: 1,000 with p99 under 100 ms); "
+            f"machine at the end: {machine_speed():.2f} s for the loop"
         )
     finally:
         if workers is not None:
