@@ -176,7 +176,7 @@ class Table:
         self.inbox: asyncio.Queue[tuple[Callable[[], Awaitable[Any]], asyncio.Future[Any]]] = (
             asyncio.Queue()
         )
-        # the clock: one timer at the next deadline, moved after every command
+        # the clock: one timer, at the next deadline or before it (``set_alarm``)
         self.alarm: asyncio.TimerHandle | None = None
         self.alarm_at = 0.0  # when it rings
         self.stopped = False  # no command runs here any more
