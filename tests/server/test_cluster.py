@@ -44,6 +44,9 @@ ROOMS = [
         "options": {"move_seconds": 30, "deploy_seconds": 60},
     }
 ]
+# longer games than the room's (a draw after 40 quiet moves), for the tests whose game must not
+# be over before its server stops
+LONGER_GAME = {"no_capture_plies": 400}
 
 
 @dataclass
@@ -332,9 +335,8 @@ def test_a_stopped_nodes_game_finishes_on_the_other(cluster: Cluster, stop: sign
     alice, bob = Player("alice", [owner.base, other.base]), Player("bob", [other.base])
 
     async def scenario() -> None:
-        # created on the owner's node, which runs it; a longer game than the room's (a draw
-        # after 40 quiet moves), which must not be over before the node stops
-        table = await seat_two(alice, bob, {"no_capture_plies": 400})
+        # created on the owner's node, which runs it
+        table = await seat_two(alice, bob, LONGER_GAME)
         games = await under_way(alice, bob, table, 3)
         before = len(alice.accepted) + len(bob.accepted)
         os.kill(owner.pid, stop)
@@ -367,7 +369,7 @@ def test_a_restarted_server_resumes_its_game(tmp_path: Path, stop: signal.Signal
 
     async def scenario() -> None:
         nonlocal server
-        table = await seat_two(alice, bob)
+        table = await seat_two(alice, bob, LONGER_GAME)
         games = await under_way(alice, bob, table, 5)
         server.send_signal(stop)
         server.wait(30)
