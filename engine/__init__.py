@@ -46,7 +46,14 @@ from engine.deployment import (
     deployment_problems,
     layout_problems,
 )
-from engine.errors import EngineError, IllegalAction, IllegalLayout, MalformedInput, NotYourTurn
+from engine.errors import (
+    EngineError,
+    GamePaused,
+    IllegalAction,
+    IllegalLayout,
+    MalformedInput,
+    NotYourTurn,
+)
 from engine.events import Event
 from engine.game import apply, new_game, start_from
 from engine.movement import destinations, legal_move_list, legal_moves
@@ -94,6 +101,7 @@ __all__ = [
     "EscapeRule",
     "Event",
     "Flip",
+    "GamePaused",
     "GameRecord",
     "GameResult",
     "GameState",

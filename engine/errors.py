@@ -19,6 +19,10 @@ class NotYourTurn(IllegalAction):
     """A seat tried to act when it is not its turn."""
 
 
+class GamePaused(IllegalAction):
+    """An action other than resuming or escaping while play is paused (三打一, RULES.md §9.3)."""
+
+
 class IllegalLayout(IllegalAction):
     """A confirmed layout breaks the deployment rules; ``problems`` lists them all."""
 

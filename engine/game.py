@@ -39,7 +39,7 @@ from engine.actions import (
 from engine.combat import Outcome, scouting_reveals
 from engine.deal import seeded_rng
 from engine.deployment import auto_layout, layout_pieces, layout_problems, split_key
-from engine.errors import IllegalAction, IllegalLayout, MalformedInput, NotYourTurn
+from engine.errors import GamePaused, IllegalAction, IllegalLayout, MalformedInput, NotYourTurn
 from engine.events import Audience, Event
 from engine.movement import destination_mask, friendly_mask, legal_moves, move_tables
 from engine.outcome import Elimination, EliminationReason, EndReason, GameResult, score
@@ -191,7 +191,7 @@ def apply(state: GameState, action: Action) -> tuple[GameState, list[Event]]:
     if isinstance(action.now, bool) or not isinstance(action.now, int | float):
         raise MalformedInput("'now' is a number of seconds")
     if state.paused_since is not None and not isinstance(action, Resume | Escape):
-        raise IllegalAction("the game is paused")
+        raise GamePaused("the game is paused")
     game = _Game(state)
     handler(game, action)
     game.log = (*game.log, action)

@@ -266,7 +266,7 @@ class Connection:
             await self.follow("chat:lobby", self.chat_message)
             await self.lobby_update(self.lobby.listing())
         elif isinstance(m, CreateTable):
-            table = await self.lobby.create_table(m.room, m.options, m.stand_in)
+            table = await self.lobby.create_table(m.room, m.options, m.stand_in, user.id)
             return {"table": table.id}
         elif isinstance(m, OpenTable):
             await self.open_table(m.table, m.since)
@@ -281,16 +281,18 @@ class Connection:
                 (r.id for r in self.lobby.rooms.values() if r.variant == "siguo"),
                 next(iter(self.lobby.rooms)),
             )
-            table = await self.lobby.create_table(room)
+            table = await self.lobby.create_table(room, creator=user.id)
             await self.lobby.run(table.id, "sit", user_id=user.id, name=user.name, seat=0)
             for seat in range(1, len(table.seats)):
-                await self.lobby.run(table.id, "add_bot", seat=seat)
+                await self.lobby.run(table.id, "add_bot", user_id=user.id, seat=seat)
             return {"table": table.id, "version": await self.open_table(table.id, None)}
         elif isinstance(m, AddBot):
             if m.type == "add_bot":
-                ran = await self.lobby.run(m.table, "add_bot", seat=m.seat, level=m.level)
+                ran = await self.lobby.run(
+                    m.table, "add_bot", user_id=user.id, seat=m.seat, level=m.level
+                )
             else:
-                ran = await self.lobby.run(m.table, "remove_bot", seat=m.seat)
+                ran = await self.lobby.run(m.table, "remove_bot", user_id=user.id, seat=m.seat)
             return {"version": ran["version"]}
         elif isinstance(m, Swap):
             ran = await self.lobby.run(m.table, "swap", user_id=user.id, other=m.seat)

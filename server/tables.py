@@ -159,6 +159,7 @@ class Table:
         self.think = services.think
         self.seats = [SeatInfo() for _ in self.variant.seats]
         self.host: int | None = None  # 桌主: the first seat filled
+        self.creator: int | None = None  # the user who opened the table: may seat bots
         self.state: GameState | None = None
         self.game_id: str | None = None
         self.players: list[int | None] = []  # user ids of the current game's seats
@@ -350,8 +351,15 @@ class Table:
         if not self.in_game and all(s.taken and s.ready for s in self.seats):
             await self.start_game()
 
-    async def add_bot(self, seat: int, level: str = "normal") -> None:
+    def check_may_seat_bots(self, user_id: int) -> None:
+        """Bots are seated and unseated by the table's players, or by its creator (who may
+        fill it with bots to watch them play); not by passers-by."""
+        if user_id != self.creator and self.seat_of(user_id) is None:
+            raise TableError("not_allowed", "only the table's players and its creator seat bots")
+
+    async def add_bot(self, user_id: int, seat: int, level: str = "normal") -> None:
         """A bot of ``level`` (easy, normal, hard) takes an empty seat, ready at once."""
+        self.check_may_seat_bots(user_id)
         if level not in LEVELS:
             raise TableError("bad_level", f"a bot level is one of {', '.join(LEVELS)}")
         if self.in_game:
@@ -364,7 +372,8 @@ class Table:
         self.seats_changed()
         await self.start_if_ready()
 
-    async def remove_bot(self, seat: int) -> None:
+    async def remove_bot(self, user_id: int, seat: int) -> None:
+        self.check_may_seat_bots(user_id)
         if self.in_game:
             raise TableError("game_running", "seats change only between games")
         if seat not in range(len(self.seats)) or not self.seats[seat].bot:
@@ -430,6 +439,7 @@ class Table:
             "room": self.room_data,
             "seats": [vars(info) for info in self.seats],  # plain fields: JSON as they are
             "host": self.host,
+            "creator": self.creator,
             "stand_in": self.stand_in,
             "game_id": self.game_id,
             "players": self.players,
@@ -447,6 +457,7 @@ class Table:
         data = kept.data
         self.seats = [SeatInfo(**info) for info in data["seats"]]
         self.host, self.stand_in = data["host"], data["stand_in"]
+        self.creator = data.get("creator")  # tables kept by an older version name none
         self.game_id, self.players = data["game_id"], data["players"]
         self.stood_in = set(data["stood_in"])
         # the version moves on: changes after the last save (seats only) were not kept
@@ -596,6 +607,8 @@ class Table:
             self.state, events = engine.apply(self.state, action)
         except engine.NotYourTurn as error:
             raise TableError("not_your_turn", str(error)) from None
+        except engine.GamePaused as error:
+            raise TableError("paused", str(error)) from None
         except engine.IllegalLayout as error:
             raise TableError("illegal_layout", str(error)) from None
         except engine.IllegalAction as error:

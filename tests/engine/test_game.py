@@ -735,7 +735,7 @@ def test_a_paused_game_stands_still_and_its_clocks_move_on() -> None:
     state, events = act(state, engine.Pause(now=10.0))
     assert kinds(events) == ["paused"] and state.paused_since == 10.0
     for action in (Move(0, "0:51", "0:52", now=11.0), Timeout(now=40.0), ProposeDraw(1)):
-        with pytest.raises(engine.IllegalAction, match="paused"):
+        with pytest.raises(engine.GamePaused, match="paused"):
             act(state, action)
     state, events = act(state, engine.Resume(now=25.0))
     assert state.paused_since is None and state.deadline == 45.0  # 15 s stood still

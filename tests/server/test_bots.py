@@ -87,6 +87,34 @@ def test_bots_take_and_leave_free_seats(sqlite_client: TestClient) -> None:
         assert other.request({"type": "sit", "table": table, "seat": 1})["type"] == "ok"
 
 
+def test_only_the_tables_players_and_its_creator_seat_bots(sqlite_client: TestClient) -> None:
+    with ExitStack() as stack:
+        creator = connect(stack, sqlite_client, "creator")
+        table = creator.request({"type": "create_table", "room": "siguo-fast"})["table"]
+        passer_by = connect(stack, sqlite_client, "passer-by")
+        watcher = connect(stack, sqlite_client, "watcher")
+        watcher.request({"type": "open", "table": table})
+        for stranger in (passer_by, watcher):
+            refused = stranger.request({"type": "add_bot", "table": table, "seat": 1})
+            assert refused["code"] == "not_allowed", refused
+        # the creator, not seated, places bots; a player who sat down removes one
+        assert creator.request({"type": "add_bot", "table": table, "seat": 1})["type"] == "ok"
+        assert creator.request({"type": "add_bot", "table": table, "seat": 2})["type"] == "ok"
+        for stranger in (passer_by, watcher):
+            refused = stranger.request({"type": "remove_bot", "table": table, "seat": 1})
+            assert refused["code"] == "not_allowed", refused
+        player = connect(stack, sqlite_client, "player")
+        assert player.request({"type": "sit", "table": table, "seat": 0})["type"] == "ok"
+        removed = player.request({"type": "remove_bot", "table": table, "seat": 1})
+        assert removed["type"] == "ok", removed
+        assert player.request({"type": "add_bot", "table": table, "seat": 3})["type"] == "ok"
+        player.sync(player.request({"type": "stand", "table": table})["version"])
+        seats = player.snapshot["seats"] if player.snapshot is not None else []
+        assert [s["bot"] for s in seats] == [False, False, True, True]
+        refused = player.request({"type": "remove_bot", "table": table, "seat": 3})
+        assert refused["code"] == "not_allowed", refused  # stood up: a passer-by again
+
+
 def test_a_bot_takes_over_when_the_grace_runs_out_and_hands_back(tmp_path: Path) -> None:
     settings = make_settings(f"sqlite+aiosqlite:///{tmp_path / 'standin.db'}")
     settings.rooms = [

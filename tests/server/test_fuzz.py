@@ -305,7 +305,7 @@ def expected(message: dict[str, Any], game: str, other: str) -> set[str]:
     elif kind == "sit":
         codes = {"game_running"} if known else unknown
     elif kind in ("add_bot", "remove_bot"):
-        codes = {"game_running", "bad_seat", "bad_level"} | unknown
+        codes = {"game_running", "bad_seat", "bad_level", "not_allowed"} | unknown
     elif kind == "swap":
         codes = {"not_seated", "game_running", "bad_seat"} | unknown
     elif kind in ("stand", "leave"):
@@ -513,9 +513,13 @@ def test_adversarial_players_get_the_documented_errors(tmp_path: Path) -> None:
             (mover, {"type": "play_now", "room": "nowhere"}, "no_room"),
             (
                 mover,
-                {"type": "add_bot", "table": other, "seat": 0, "level": "godlike"},
+                {"type": "add_bot", "table": table, "seat": 0, "level": "godlike"},
                 "bad_level",
             ),
+            # bots are the table's players' (and its creator's) to seat, not anyone's
+            (mallory, {"type": "add_bot", "table": table, "seat": 1}, "not_allowed"),
+            (mallory, {"type": "remove_bot", "table": other, "seat": 0}, "not_allowed"),
+            (mover, {"type": "add_bot", "table": other, "seat": 1}, "not_allowed"),
             (mover, {"type": "sit", "table": table, "seat": 0.5}, "bad_message"),
             (mover, {"type": "open", "table": table, "since": 1e40}, "bad_message"),
             (mover, {"type": "act", "table": table, "version": "v", "action": move}, "bad_message"),

@@ -613,7 +613,7 @@ class Session:
             if error["code"] != "stale_version"
             and not (error["code"] == "game_running" and request and request["type"] == "ready")
             and not (error["code"] == "not_playing" and request and request["type"] == "act")
-            and not (error["code"] == "illegal" and error["message"] == "the game is paused")
+            and error["code"] != "paused"
         ]
         assert not unexpected, unexpected
 

@@ -383,7 +383,7 @@ def test_in_sandayi_play_pauses_while_a_player_is_away(tmp_path: Path) -> None:
             table,
             {"type": "move", "origin": origin, "target": mover.game["legal_moves"][origin][0]},
         )
-        assert refused["code"] == "illegal" and "paused" in refused["message"]
+        assert refused["code"] == "paused" and "paused" in refused["message"]
         back = connect_again(stack, client, f"p{away}")
         back.request({"type": "open", "table": table})
         resumed = mover.until(

@@ -81,6 +81,9 @@ def test_a_restart_resumes_the_running_game(tmp_path: Path) -> None:
         kinds = [a["type"] for a in record["actions"]]
         assert kinds.count("move") == 10  # every move once: none lost, none twice
         assert kinds.count("pause") == kinds.count("resume") == 1
+        # the table kept its creator: she, standing up, may still seat a bot
+        alice.sync(alice.request({"type": "stand", "table": table})["version"])
+        assert alice.request({"type": "add_bot", "table": table, "seat": 0})["type"] == "ok"
 
 
 def test_bots_play_on_after_a_restart(tmp_path: Path) -> None:
