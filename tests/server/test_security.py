@@ -61,6 +61,15 @@ def test_a_rate_limit_counts_in_a_sliding_window() -> None:
     assert not limit.allow("a", 10.6)
 
 
+def test_a_rate_limit_forgets_the_keys_gone_quiet() -> None:
+    limit = RateLimit(1, 10.0)
+    for n in range(5000):  # a new guest every 10 ms, each acting once
+        assert limit.allow(n, n / 100)
+    # only the keys of about the last 10 s (1,000) and those since the last sweep remain
+    assert len(limit.times) <= 2048
+    assert not limit.allow(4999, 50.0) and limit.allow(4000, 50.0)  # the window still counts
+
+
 def test_sign_ins_are_limited_per_address(strict: TestClient) -> None:
     register(strict, "alice")
     assert strict.post(
