@@ -55,14 +55,19 @@ class Store:
         stood_in: list[int] | None = None,
     ) -> list[int]:
         """Store the record and result, apply the points (not for an unrated game, such as one
-        with bots); returns each seat's points."""
+        with bots); returns each seat's points. A few statements in all, not one per seat:
+        this runs at the end of every game."""
         assert state.result is not None
         variant = state.variant.key
-        seated = [u for u in users if u is not None]
-        stake = table_stake((await self.points(variant, seated)).values())
-        multiplier = stake if state.result.points_unit == PointsUnit.STAKE else 1
-        points = [r.points * multiplier if rated else 0 for r in state.result.seats]
+        humans = {u for u in users if u is not None}
         async with self.sessions() as session:
+            found = await session.scalars(
+                select(Standing).where(Standing.variant == variant, Standing.user_id.in_(humans))
+            )
+            standings = {standing.user_id: standing for standing in found}
+            stake = table_stake(standings[u].points if u in standings else 0 for u in humans)
+            multiplier = stake if state.result.points_unit == PointsUnit.STAKE else 1
+            points = [r.points * multiplier if rated else 0 for r in state.result.seats]
             game = await session.get(Game, game_id)
             if game is None:
                 return points
@@ -75,21 +80,22 @@ class Store:
                 ensure_ascii=False,
             )
             game.finished_at = datetime.now(UTC)
-            humans = {u for u in users if u is not None}
+            rows = await session.scalars(select(GameSeat).where(GameSeat.game_id == game_id))
+            seats = {row.seat: row for row in rows}
             for r in state.result.seats:
                 user_id = users[r.seat]
                 if r.outcome == "escape" and user_id is not None and len(humans) > 1:
                     # escaping from people (not from a table of bots) counts towards a ban
                     session.add(EscapeRecord(user_id=user_id, game_id=game_id))
-                row = await session.get(GameSeat, (game_id, r.seat))
+                row = seats.get(r.seat)
                 if row is not None:
                     row.outcome = r.outcome.value
                     row.points = points[r.seat]
                 if user_id is None or not rated:
                     continue
-                standing = await session.get(Standing, (user_id, variant))
+                standing = standings.get(user_id)
                 if standing is None:
-                    standing = Standing(
+                    standing = standings[user_id] = Standing(
                         user_id=user_id, variant=variant, points=0, wins=0, losses=0, draws=0
                     )
                     session.add(standing)
