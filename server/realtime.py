@@ -494,12 +494,17 @@ class SilenceLimit:
         self.timer.cancel()
 
 
+async def _user_of(ws: WebSocket) -> User | None:
+    """The user of the socket's token (in a function of its own: a session named in the socket's
+    own frame would stay with it, identity map and all, as long as the socket lives)."""
+    async with ws.app.state.db.sessions() as session:
+        return await user_for_token(session, ws.query_params.get("token"))
+
+
 @router.websocket("/ws")
 async def socket(ws: WebSocket) -> None:
     app = ws.app
-    token = ws.query_params.get("token")
-    async with app.state.db.sessions() as session:
-        user = await user_for_token(session, token)
+    user = await _user_of(ws)
     if user is None:
         await ws.close(code=4401, reason="a valid token is needed")
         return
