@@ -184,9 +184,9 @@ def user_out(user: User) -> UserOut:
     return UserOut(id=user.id, name=user.name, role=user.role, guest=user.guest)
 
 
-def _sign_in_allowed(request: Request) -> None:
+async def _sign_in_allowed(request: Request) -> None:
     address = request.client.host if request.client else "unknown"
-    if not request.app.state.limits.sign_ins.allow(address):
+    if not await request.app.state.limits.sign_ins.admit(address):
         raise HTTPException(429, "too many sign-ins from your address; wait a minute")
 
 
@@ -197,7 +197,7 @@ def _hours(request: Request) -> int:
 @router.post("/auth/register", response_model=LoginOut, status_code=201, responses=REFUSALS)
 async def register(body: Credentials, session: Session, request: Request) -> LoginOut:
     """Create an account and log in."""
-    _sign_in_allowed(request)
+    await _sign_in_allowed(request)
     if not NAME_PATTERN.match(body.name):
         raise HTTPException(422, "a name is 2-20 letters, digits, _ or -")
     user = User(name=body.name, password_hash=_hasher.hash(body.password), guest=False)
@@ -211,7 +211,7 @@ async def register(body: Credentials, session: Session, request: Request) -> Log
 
 @router.post("/auth/login", response_model=LoginOut)
 async def login(body: Credentials, session: Session, request: Request) -> LoginOut:
-    _sign_in_allowed(request)
+    await _sign_in_allowed(request)
     user = (await session.execute(select(User).where(User.name == body.name))).scalar_one_or_none()
     try:
         if user is None or user.password_hash is None:
@@ -227,7 +227,7 @@ async def login(body: Credentials, session: Session, request: Request) -> LoginO
 @router.post("/auth/guest", response_model=LoginOut, status_code=201)
 async def guest(session: Session, request: Request) -> LoginOut:
     """Play at once as a guest with a generated name."""
-    _sign_in_allowed(request)
+    await _sign_in_allowed(request)
     for _ in range(20):
         user = User(name=f"游客{secrets.randbelow(10**6):06d}", password_hash=None, guest=True)
         session.add(user)

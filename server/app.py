@@ -91,6 +91,7 @@ def create_app(settings: Settings | None = None, tune_gc: bool = False) -> FastA
             settings.tables_per_minute,
             settings.actions_per_10_seconds,
             settings.chat_per_minute,
+            redis=redis,
         )
         try:
             yield

@@ -257,7 +257,7 @@ class Connection:
     async def dispatch(self, m: BaseModel) -> dict[str, Any] | None:
         user = self.user
         limit = LIMITED.get(type(m))
-        if limit is not None and not getattr(self.limits, limit).allow(user.id):
+        if limit is not None and not await getattr(self.limits, limit).admit(user.id):
             raise TableError("rate_limited", f"too many {limit} requests; wait a little")
         if isinstance(m, Ping):
             await self.send({"type": "pong", "ref": m.id, "at": time.time()})
@@ -398,7 +398,7 @@ class Connection:
         limit = self.settings.chat_max_chars
         if len(m.text) > limit:
             raise TableError("too_long", f"chat lines are at most {limit} characters")
-        if not self.limits.chat.allow(self.user.id):
+        if not await self.limits.chat.admit(self.user.id):
             raise TableError("rate_limited", "too many chat lines; wait a little")
         now = time.time()
         line = {

@@ -338,6 +338,23 @@ def test_a_game_across_two_nodes_plays_to_its_end(cluster: Cluster) -> None:
     run(scenario, alice, bob)
 
 
+def test_the_nodes_count_a_users_tables_together(cluster: Cluster) -> None:
+    """Tables created through both nodes count against one limit (10 a minute)."""
+    a, b = (node.base for node in cluster.nodes)
+    here, there = Player("carol", [a, b]), Player("carol", [b, a])
+
+    async def scenario() -> None:
+        await here.connect()
+        there.token = here.token
+        await there.connect()
+        create = {"type": "create_table", "room": "duel"}
+        answers = [await (here, there)[n % 2].request(create) for n in range(11)]
+        assert [m["type"] for m in answers] == ["ok"] * 10 + ["error"], answers
+        assert answers[-1]["code"] == "rate_limited"
+
+    run(scenario, here, there)
+
+
 @pytest.mark.parametrize("stop", [signal.SIGKILL, signal.SIGTERM], ids=["kill-9", "stop"])
 def test_a_stopped_nodes_game_finishes_on_the_other(cluster: Cluster, stop: signal.Signals) -> None:
     """The node that runs a game dies (``kill -9``: its lease runs out, 1.5 s here) or is

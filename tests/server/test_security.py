@@ -4,6 +4,7 @@ plainly; no hidden rank in an error message."""
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import json
 import logging
@@ -20,8 +21,10 @@ from typing import Any
 
 import httpx
 import pytest
+import redis.asyncio as aioredis
 from fastapi.routing import APIWebSocketRoute, iter_route_contexts
 from fastapi.testclient import TestClient
+from redis.exceptions import RedisError
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from starlette.websockets import WebSocketDisconnect
@@ -31,7 +34,7 @@ import engine
 from server.accounts import token_hash
 from server.app import create_app
 from server.db import Base
-from server.limits import RateLimit
+from server.limits import RateLimit, SharedRateLimit
 from server.models import Token, User
 from tests.live import free_port
 from tests.server.conftest import make_settings, register
@@ -68,6 +71,39 @@ def test_a_rate_limit_forgets_the_keys_gone_quiet() -> None:
     # only the keys of about the last 10 s (1,000) and those since the last sweep remain
     assert len(limit.times) <= 2048
     assert not limit.allow(4999, 50.0) and limit.allow(4000, 50.0)  # the window still counts
+
+
+REDIS = os.environ.get("JUNQI_TEST_REDIS", "redis://127.0.0.1:6379")
+
+
+def test_a_shared_rate_limit_counts_the_events_of_every_process_together() -> None:
+    async def main() -> None:
+        # two clients, as two server processes would have; a database of this test's own
+        first, second = (aioredis.from_url(f"{REDIS}/12") for _ in range(2))
+        try:
+            await first.ping()
+        except RedisError:
+            pytest.skip(f"needs Redis at {REDIS} (JUNQI_TEST_REDIS)")
+        await first.flushdb()
+        try:
+            here, there = (SharedRateLimit(r, "chat", 3, 1.0) for r in (first, second))
+            assert await here.admit(7) and await there.admit(7) and await here.admit(7)
+            assert not await there.admit(7) and not await here.admit(7)  # 3 in the window
+            assert await there.admit(8)  # each key on its own
+            assert 0 < await first.pttl("junqi:limit:chat:7") <= 1000  # gone with the window
+            await asyncio.sleep(1.05)
+            assert await there.admit(7)
+        finally:
+            await first.flushdb()
+            await first.aclose()
+            await second.aclose()
+        # Redis gone: the process counts alone, and still limits
+        nowhere = aioredis.from_url(f"redis://127.0.0.1:{free_port()}/0")
+        alone = SharedRateLimit(nowhere, "chat", 2, 60.0)
+        assert [await alone.admit(7) for _ in range(3)] == [True, True, False]
+        await nowhere.aclose()
+
+    asyncio.run(main())
 
 
 def test_sign_ins_are_limited_per_address(strict: TestClient) -> None:
