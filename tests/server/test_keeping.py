@@ -116,7 +116,8 @@ def test_the_database_keeps_many_tables_at_once_and_rebuilds_each(database_url: 
 
 def test_sqlite_held_by_another_connection_waits_off_the_event_loop(tmp_path: Path) -> None:
     """A save finds SQLite locked by another writer: it waits for the lock in a thread while
-    the event loop goes on, and is written once the lock is free."""
+    the event loop goes on, and is written once the lock is free; a save made meanwhile waits
+    its turn (the connection is busy in the thread), then is written too."""
     url = f"sqlite+aiosqlite:///{tmp_path / 'locked.db'}"
     ((state, events),) = played(1)
 
@@ -133,10 +134,15 @@ def test_sqlite_held_by_another_connection_waits_off_the_event_loop(tmp_path: Pa
                 await asyncio.sleep(0.01)
                 ticks += 1
             assert ticks == 20 and not save.done()
+            later = asyncio.create_task(keeper.save("t2", {"seq": 2}, state, 0, []))
+            await asyncio.sleep(0.05)
+            assert not later.done()
             other.execute("COMMIT")
-            await asyncio.wait_for(save, 5)
+            await asyncio.wait_for(asyncio.gather(save, later), 5)
             kept = await keeper.load("t1")
             assert kept is not None and kept.data == {"seq": 1} and len(kept.events) == 1
+            kept = await keeper.load("t2")
+            assert kept is not None and kept.data == {"seq": 2}
         finally:
             other.close()
             await keeper.close()
