@@ -27,6 +27,7 @@ from server.broker import InMemoryBroker, RedisBroker
 from server.cluster import Cluster
 from server.config import Settings, get_settings
 from server.db import Database, migrate
+from server.feeds import Feeds
 from server.limits import RateLimits
 from server.store import Store
 
@@ -54,6 +55,7 @@ def create_app(settings: Settings | None = None, tune_gc: bool = False) -> FastA
         app.state.db = db
         app.state.redis = redis
         app.state.broker = broker
+        app.state.feeds = Feeds(broker)
         rooms = await lobby.load_rooms(db.sessions, settings.rooms)
         # bots think in worker processes, never on the event loop
         workers = ProcessPoolExecutor(settings.bot_workers, mp_context=get_context("spawn"))
@@ -98,6 +100,7 @@ def create_app(settings: Settings | None = None, tune_gc: bool = False) -> FastA
         finally:
             lag.cancel()
             await app.state.lobby.close()
+            await app.state.feeds.close()
             await broker.close()
             if redis is not None:
                 await redis.aclose()

@@ -5,7 +5,8 @@ Protocol (docs/protocol.md has every message with an example): the client sends 
 server answers ``ok`` or ``error`` and pushes ``lobby``, ``table``, ``update`` and ``chat``
 messages. Every table update carries the table's events numbered per table and filtered for the
 viewer through the engine, and a fresh snapshot of the table as that viewer may see it: the table
-renders both for each viewer (``server.tables``); a connection passes its user's on. Table
+renders both for each viewer (``server.tables``); a connection passes its user's on, handed
+each update by the process's feed of that table (``server.feeds``). Table
 commands go through ``Lobby.run``, so a socket on any process reaches a table of any process.
 """
 
@@ -19,14 +20,13 @@ from datetime import UTC, datetime
 from typing import Annotated, Any, Literal
 from urllib.parse import urlsplit
 
-import anyio
 import orjson
 from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 from pydantic import BaseModel, Field, TypeAdapter, ValidationError
 
 from server import moderation
 from server.accounts import user_for_token
-from server.broker import Subscription
+from server.feeds import Feeds, Handler
 from server.limits import RateLimits
 from server.lobby import LOBBY_TOPIC, Lobby
 from server.models import User
@@ -174,7 +174,8 @@ class Connection:
         self.user = user
         self.lobby = lobby
         self.settings = ws.app.state.settings
-        self.forwarders: dict[str, asyncio.Task[None]] = {}
+        self.feeds: Feeds = ws.app.state.feeds
+        self.following: set[str] = set()  # topics
         self.watching: set[str] = set()
         self.seen: dict[str, int] = {}  # table id -> the last event number passed on
         # table id -> the number of the last update passed on, and whose view it was
@@ -191,28 +192,16 @@ class Connection:
         async with self.send_lock:
             await self.ws.send_text(text)
 
-    async def follow(self, topic: str, handle: Any) -> None:
-        """Forward broker messages of ``topic`` through ``handle`` until unfollowed."""
-        if topic in self.forwarders:
-            return
-        subscription = self.lobby.broker.subscribe(topic)
-
-        async def forward(sub: Subscription = subscription) -> None:
-            try:
-                while True:
-                    await handle(await sub.get())
-            except (WebSocketDisconnect, RuntimeError, anyio.ClosedResourceError):
-                pass  # the client went away; the socket loop cleans up
-            finally:
-                sub.close()
-
-        self.forwarders[topic] = asyncio.create_task(forward())
-        await self.lobby.broker.subscribed(topic)
+    async def follow(self, topic: str, handle: Handler) -> None:
+        """Pass broker messages of ``topic`` through ``handle`` until unfollowed."""
+        if topic not in self.following:
+            self.following.add(topic)
+            await self.feeds.follow(topic, self, handle)
 
     def unfollow(self, topic: str) -> None:
-        task = self.forwarders.pop(topic, None)
-        if task is not None:
-            task.cancel()
+        if topic in self.following:
+            self.following.discard(topic)
+            self.feeds.unfollow(topic, self)
 
     # --- messages -----------------------------------------------------------------------------
 
@@ -439,7 +428,7 @@ class Connection:
     async def closed(self) -> None:
         for table_id in list(self.watching):
             await self.close_table(table_id)
-        for topic in list(self.forwarders):
+        for topic in list(self.following):
             self.unfollow(topic)
 
 
