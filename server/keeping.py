@@ -42,12 +42,19 @@ class LeaseLost(Exception):
     """This process no longer owns the table: another one took it over."""
 
 
+# An event of a game with its number, as kept: its whole JSON text (``kept_event``). Tables
+# hold their games' events so too: text is no work for the garbage collector, while an Event,
+# its secrets and their audiences would be some ten objects to go through, for every event of
+# every running game.
+KeptEvent = tuple[int, str]
+
+
 @dataclass
 class KeptTable:
     table_id: str
     data: dict[str, Any]  # the table around the game (``Table.persist``)
     record: engine.GameRecord
-    events: list[tuple[int, Event]]  # the game's numbered events so far
+    events: list[KeptEvent]  # the game's numbered events so far
 
 
 class Keeper(Protocol):
@@ -57,7 +64,7 @@ class Keeper(Protocol):
         data: dict[str, Any],
         state: GameState,
         saved_actions: int,
-        events: list[tuple[int, Event]],
+        events: list[KeptEvent],
     ) -> None:
         """Keep the table: ``data``, the game in ``state`` (of which the first
         ``saved_actions`` actions are kept already) and the ``events`` not kept yet; returns
@@ -92,8 +99,13 @@ def kept_event(event: Event) -> str:
     return as_json(event.to_dict())
 
 
+def event_of(kept: str) -> Event:
+    """The event of a ``kept_event`` text."""
+    return Event.from_dict(orjson.loads(kept))
+
+
 def rebuilt(
-    table_id: str, data: str, head: str, actions: list[str], events: list[tuple[int, str]]
+    table_id: str, data: str, head: str, actions: list[str], events: list[KeptEvent]
 ) -> KeptTable:
     """A kept table from its stored parts (a header written before the log existed may hold
     actions of its own: the log's follow them)."""
@@ -103,7 +115,7 @@ def rebuilt(
         table_id,
         json.loads(data),
         engine.GameRecord.from_json(json.dumps(record)),
-        [(seq, Event.from_dict(json.loads(event))) for seq, event in events],
+        events,
     )
 
 
@@ -184,7 +196,7 @@ class DatabaseKeeper:
         data: dict[str, Any],
         state: GameState,
         saved_actions: int,
-        events: list[tuple[int, Event]],
+        events: list[KeptEvent],
     ) -> None:
         unwritten = self.unwritten.setdefault(table_id, _Unwritten())
         unwritten.data = as_json(data)
@@ -195,8 +207,7 @@ class DatabaseKeeper:
             {"table_id": table_id, "kind": "action", "n": n, "body": body} for n, body in actions
         ]
         unwritten.rows += [
-            {"table_id": table_id, "kind": "event", "n": seq, "body": kept_event(event)}
-            for seq, event in events
+            {"table_id": table_id, "kind": "event", "n": seq, "body": body} for seq, body in events
         ]
         written = asyncio.get_running_loop().create_future()
         self.waiting.append(written)
@@ -389,11 +400,11 @@ class RedisKeeper:
         data: dict[str, Any],
         state: GameState,
         saved_actions: int,
-        events: list[tuple[int, Event]],
+        events: list[KeptEvent],
     ) -> None:
         head = header(state) if saved_actions == 0 else ""
         actions = new_actions(state, saved_actions)
-        kept_events = [as_json([seq, kept_event(event)]) for seq, event in events]
+        kept_events = [as_json([seq, body]) for seq, body in events]
         args: list[str | int] = [
             self.node,
             table_id,

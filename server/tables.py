@@ -42,7 +42,7 @@ from engine.bot import LEVELS
 from engine.levels import title_for
 from server.broker import InMemoryBroker
 from server.config import RoomConfig
-from server.keeping import Keeper, KeptTable, LeaseLost
+from server.keeping import Keeper, KeptEvent, KeptTable, LeaseLost, event_of, kept_event
 from server.observability import Metrics
 from server.store import Store
 from server.tasks import cancel
@@ -165,7 +165,7 @@ class Table:
         self.players: list[int | None] = []  # user ids of the current game's seats
         self.version = 0
         self.seq = 0
-        self.log: list[tuple[int, Event]] = []  # the current game's events, numbered
+        self.log: list[KeptEvent] = []  # the current game's events, numbered, as kept
         self.unsent: list[tuple[int, Event]] = []  # events of the running command
         self.changed_seats = False  # seats changed in the running command
         self.saved_actions = 0  # of the game's actions, how many are kept
@@ -710,7 +710,7 @@ class Table:
         for event in events:
             self.seq += 1
             numbered.append((self.seq, event))
-        self.log += numbered
+        self.log += [(seq, kept_event(event)) for seq, event in numbered]
         self.unsent += numbered
         self.changed_seats |= seats_changed
         self.learn(numbered)
@@ -792,7 +792,11 @@ class Table:
         if first:
             await self.connection_changed(user_id, +1)
         viewer = self.seat_of(user_id)
-        missed = [] if since is None else [(seq, e) for seq, e in self.log if seq > since]
+        missed = (
+            []
+            if since is None
+            else [(seq, event_of(kept)) for seq, kept in self.log if seq > since]
+        )
         return {
             "type": "table",
             "update": 0 if self.sent is None else self.sent.number,

@@ -15,7 +15,15 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 import engine
 from server.db import Database, migrate
-from server.keeping import OWNER_KEY, DatabaseKeeper, LeaseLost, RedisKeeper
+from server.keeping import (
+    OWNER_KEY,
+    DatabaseKeeper,
+    KeptEvent,
+    LeaseLost,
+    RedisKeeper,
+    event_of,
+    kept_event,
+)
 from tests.engine.test_random_games import choose_action
 from tests.server.test_cluster import REDIS, REDIS_DATABASE, _empty_redis
 from tests.server.test_realtime import duel
@@ -47,7 +55,7 @@ def test_a_new_owner_rebuilds_the_kept_game_and_the_old_one_can_no_longer_write(
             await redis.set(OWNER_KEY + "t1", "old-node")
             seq, saved, log = 0, 0, []
             for state, events in played(60):
-                numbered = [(seq := seq + 1, e) for e in events]
+                numbered = [(seq := seq + 1, kept_event(e)) for e in events]
                 log += numbered
                 data = {"version": len(log), "seq": seq}
                 await old.save("t1", data, state, saved, numbered)
@@ -56,7 +64,8 @@ def test_a_new_owner_rebuilds_the_kept_game_and_the_old_one_can_no_longer_write(
             kept = await new.load("t1")
             assert kept is not None and kept.data == data
             assert engine.replay(kept.record) == state  # the same game, action for action
-            assert [(s, e.to_dict()) for s, e in kept.events] == [(s, e.to_dict()) for s, e in log]
+            assert kept.events == log  # each event as it was kept
+            assert all(event_of(kept_event(e)) == e for _, events in played(60) for e in events)
 
             await redis.set(OWNER_KEY + "t1", "new-node")  # the table moved
             with pytest.raises(LeaseLost):
@@ -77,10 +86,10 @@ def test_a_new_owner_rebuilds_the_kept_game_and_the_old_one_can_no_longer_write(
 def test_the_database_keeps_many_tables_at_once_and_rebuilds_each(database_url: str) -> None:
     games = {"t1": played(60), "t2": played(25)}
 
-    async def keep(keeper: DatabaseKeeper, table_id: str) -> list[tuple[int, engine.Event]]:
+    async def keep(keeper: DatabaseKeeper, table_id: str) -> list[KeptEvent]:
         seq, saved, log = 0, 0, []
         for state, events in games[table_id]:
-            numbered = [(seq := seq + 1, e) for e in events]
+            numbered = [(seq := seq + 1, kept_event(e)) for e in events]
             log += numbered
             await keeper.save(table_id, {"seq": seq}, state, saved, numbered)
             saved = len(state.log)
@@ -94,7 +103,7 @@ def test_the_database_keeps_many_tables_at_once_and_rebuilds_each(database_url: 
             kept = await DatabaseKeeper(db).load(table_id)  # as after a restart
             assert kept is not None and kept.data == {"seq": len(log)}
             assert engine.replay(kept.record) == steps[-1][0]
-            assert [(s, e.to_dict()) for s, e in kept.events] == [(s, e.to_dict()) for s, e in log]
+            assert kept.events == log  # each event as it was kept
         # a new game at the same table starts a new log
         first = games["t2"][0][0]
         await keeper.save("t2", {"seq": 0}, first, 0, [])
@@ -128,7 +137,9 @@ def test_sqlite_held_by_another_connection_waits_off_the_event_loop(tmp_path: Pa
         other = sqlite3.connect(tmp_path / "locked.db", isolation_level=None)
         try:
             other.execute("BEGIN IMMEDIATE")  # another connection holds the write lock
-            save = asyncio.create_task(keeper.save("t1", {"seq": 1}, state, 0, [(1, events[0])]))
+            save = asyncio.create_task(
+                keeper.save("t1", {"seq": 1}, state, 0, [(1, kept_event(events[0]))])
+            )
             ticks = 0
             for _ in range(20):  # the loop is free meanwhile
                 await asyncio.sleep(0.01)
@@ -195,7 +206,9 @@ def test_sqlite_checkpoints_in_a_thread_of_their_own(tmp_path: Path, restart_fra
             assert keeper.sqlite is not None
             assert keeper.sqlite.execute("PRAGMA wal_autocheckpoint").fetchone() == (0,)
             for n in range(200):
-                await keeper.save(f"t{n}", {"n": n, "pad": "x" * 2000}, state, 0, [(1, events[0])])
+                await keeper.save(
+                    f"t{n}", {"n": n, "pad": "x" * 2000}, state, 0, [(1, kept_event(events[0]))]
+                )
                 if keeper.checkpointing is not None:  # (a slow disk must not fail the test)
                     await keeper.checkpointing
             assert keeper.checkpoints >= 5
