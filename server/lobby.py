@@ -137,11 +137,11 @@ class Lobby:
         room_id: str,
         options: dict[str, Any] | None = None,
         stand_in: bool = False,
-        creator: int | None = None,
+        creator: tuple[int, str] | None = None,
     ) -> Table:
-        """A new table of the room, opened by the user ``creator``; ``options`` change the
-        room's rule options for it; ``stand_in`` (托管) lets a bot play for a player who is
-        away."""
+        """A new table of the room, opened by the user ``creator`` (id and name); ``options``
+        change the room's rule options for it; ``stand_in`` (托管) lets a bot play for a player
+        who is away."""
         room = self.rooms.get(room_id)
         if room is None:
             raise TableError("no_room", f"no room {room_id!r}")
@@ -155,7 +155,9 @@ class Lobby:
         if sum(e["listing"]["room"] == room_id for e in self.entries.values()) >= room.tables:
             raise TableError("room_full", f"room {room_id} has no free table")
         table = Table(uuid.uuid4().hex[:12], room, self.services)
-        table.stand_in, table.creator = stand_in, creator
+        table.stand_in = stand_in
+        if creator is not None:
+            table.creator, table.creator_name = creator
         if self.cluster is not None:
             await self.cluster.claim(table.id)
         self.tables[table.id] = table

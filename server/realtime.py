@@ -255,7 +255,8 @@ class Connection:
             await self.follow("chat:lobby", self.chat_message)
             await self.lobby_update(self.lobby.listing())
         elif isinstance(m, CreateTable):
-            table = await self.lobby.create_table(m.room, m.options, m.stand_in, user.id)
+            creator = (user.id, user.name)
+            table = await self.lobby.create_table(m.room, m.options, m.stand_in, creator)
             return {"table": table.id}
         elif isinstance(m, OpenTable):
             await self.open_table(m.table, m.since)
@@ -270,7 +271,7 @@ class Connection:
                 (r.id for r in self.lobby.rooms.values() if r.variant == "siguo"),
                 next(iter(self.lobby.rooms)),
             )
-            table = await self.lobby.create_table(room, creator=user.id)
+            table = await self.lobby.create_table(room, creator=(user.id, user.name))
             await self.lobby.run(table.id, "sit", user_id=user.id, name=user.name, seat=0)
             for seat in range(1, len(table.seats)):
                 await self.lobby.run(table.id, "add_bot", user_id=user.id, seat=seat)

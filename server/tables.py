@@ -159,7 +159,9 @@ class Table:
         self.think = services.think
         self.seats = [SeatInfo() for _ in self.variant.seats]
         self.host: int | None = None  # 桌主: the first seat filled
-        self.creator: int | None = None  # the user who opened the table: may seat bots
+        # the user who opened the table (may seat bots), and the name the lobby shows
+        self.creator: int | None = None
+        self.creator_name: str | None = None
         self.state: GameState | None = None
         self.game_id: str | None = None
         self.players: list[int | None] = []  # user ids of the current game's seats
@@ -440,6 +442,7 @@ class Table:
             "seats": [vars(info) for info in self.seats],  # plain fields: JSON as they are
             "host": self.host,
             "creator": self.creator,
+            "creator_name": self.creator_name,
             "stand_in": self.stand_in,
             "game_id": self.game_id,
             "players": self.players,
@@ -457,7 +460,8 @@ class Table:
         data = kept.data
         self.seats = [SeatInfo(**info) for info in data["seats"]]
         self.host, self.stand_in = data["host"], data["stand_in"]
-        self.creator = data.get("creator")  # tables kept by an older version name none
+        # tables kept by an older version name none
+        self.creator, self.creator_name = data.get("creator"), data.get("creator_name")
         self.game_id, self.players = data["game_id"], data["players"]
         self.stood_in = set(data["stood_in"])
         # the version moves on: changes after the last save (seats only) were not kept
@@ -831,6 +835,7 @@ class Table:
             "options": self.room.options,
             "status": self.status,
             "host": self.host,
+            "creator": self.creator_name,
             "spectators": sum(
                 1 for uid, n in self.watchers.items() if n and self.seat_of(uid) is None
             ),

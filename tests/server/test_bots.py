@@ -94,6 +94,7 @@ def test_only_the_tables_players_and_its_creator_seat_bots(sqlite_client: TestCl
         passer_by = connect(stack, sqlite_client, "passer-by")
         watcher = connect(stack, sqlite_client, "watcher")
         watcher.request({"type": "open", "table": table})
+        assert watcher.snapshot is not None and watcher.snapshot["creator"] == "creator"
         for stranger in (passer_by, watcher):
             refused = stranger.request({"type": "add_bot", "table": table, "seat": 1})
             assert refused["code"] == "not_allowed", refused

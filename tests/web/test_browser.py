@@ -127,15 +127,19 @@ def test_a_player_deploys_plays_and_replays_in_the_browser(
     page.wait_for_selector("#table svg.board")
     table = state(page, "table")
     assert state(page, "snapshot.options.move_seconds") == 45  # the table's own rule
-    done = threading.Event()
-    for seat in (1, 2, 3):
-        threading.Thread(target=opponent, args=(server, table, seat, done), daemon=True).start()
+    page.wait_for_selector("#seats .seat[data-seat='3']")
+    assert page.locator("button.add-bot").count() == 3  # its creator, seated, may add bots
 
     spectator = browser.new_page()
     spectator.goto(server)
     spectator.click("#guest")
     spectator.wait_for_selector(f"button.watch[data-table='{table}']")
     spectator.click(f"button.watch[data-table='{table}']")
+    spectator.wait_for_selector("#seats .seat[data-seat='3']")
+    assert spectator.locator("button.add-bot").count() == 0  # a spectator may not
+    done = threading.Event()
+    for seat in (1, 2, 3):
+        threading.Thread(target=opponent, args=(server, table, seat, done), daemon=True).start()
 
     page.wait_for_function("() => window.junqi.snapshot.seats.every((s) => s.name !== null)")
     shot(page, "1-table")

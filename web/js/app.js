@@ -267,7 +267,10 @@ async function drawTable() {
     const turn = g?.to_move === s.seat ? " to-move" : "";
     const away = s.away ? ` (${t("away")} <span class="countdown" data-until="${s.away_until}"></span>)` : "";
     if (!s.name && !g?.phase?.match(/picking|redealing|bidding|deploying|playing/)) {
-      return `<span class="seat" data-seat="${s.seat}">${s.seat}: ${t("empty")} <button class="add-bot" data-seat="${s.seat}">${t("addBot")}</button></span>`;
+      // only the table's players and its creator may seat bots (the server refuses others)
+      const mayAdd = snap.you !== null || snap.creator === state.user?.name;
+      const add = mayAdd ? ` <button class="add-bot" data-seat="${s.seat}">${t("addBot")}</button>` : "";
+      return `<span class="seat" data-seat="${s.seat}">${s.seat}: ${t("empty")}${add}</span>`;
     }
     return `<span class="seat${turn}" data-seat="${s.seat}">${s.seat}: ${esc(s.name ?? t("empty"))}${s.ready ? " ✓" : ""}${away}${info ? ` · ${t("skips")} ${info.skips}` : ""}${out}</span>`;
   }).join("");
