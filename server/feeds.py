@@ -15,7 +15,7 @@ import contextlib
 import logging
 from collections import deque
 from collections.abc import Awaitable, Callable, Coroutine, Generator, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import anyio
@@ -70,8 +70,8 @@ class _Backlog:
     """A follower whose handler had to wait: the task that catches it up, and the messages
     that came meanwhile."""
 
-    task: asyncio.Task[None] | None = None
-    messages: deque[Any] = field(default_factory=deque)
+    task: asyncio.Task[None]
+    messages: deque[Any]
 
 
 class Feed:
@@ -100,21 +100,23 @@ class Feed:
         with self._reporting():
             rest = start_eagerly(handle(message))
             if rest is not None:
-                backlog = self.behind[follower] = _Backlog()
-                backlog.task = asyncio.create_task(self._catch_up(follower, handle, rest, backlog))
+                messages: deque[Any] = deque()
+                task = asyncio.create_task(self._catch_up(follower, handle, rest, messages))
+                self.behind[follower] = _Backlog(task, messages)
 
     async def _catch_up(
-        self, follower: object, handle: Handler, rest: Awaitable[None], backlog: _Backlog
+        self, follower: object, handle: Handler, rest: Awaitable[None], messages: deque[Any]
     ) -> None:
         """The follower's message under way, then those that came meanwhile, in order."""
         try:
             with self._reporting():
                 await rest
-            while backlog.messages:
+            while messages:
                 with self._reporting():
-                    await handle(backlog.messages.popleft())
+                    await handle(messages.popleft())
         finally:
-            if self.behind.get(follower) is backlog:
+            backlog = self.behind.get(follower)
+            if backlog is not None and backlog.messages is messages:
                 del self.behind[follower]
 
     @contextlib.contextmanager
@@ -150,7 +152,7 @@ class Feeds:
             return
         feed.handlers.pop(follower, None)
         backlog = feed.behind.pop(follower, None)
-        if backlog is not None and backlog.task is not None:
+        if backlog is not None:
             backlog.task.cancel()
         if not feed.handlers:
             del self.feeds[topic]
@@ -159,4 +161,4 @@ class Feeds:
     async def close(self) -> None:
         feeds, self.feeds = list(self.feeds.values()), {}
         await cancel([feed.task for feed in feeds])
-        await cancel([b.task for feed in feeds for b in feed.behind.values() if b.task])
+        await cancel([backlog.task for feed in feeds for backlog in feed.behind.values()])
