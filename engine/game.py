@@ -46,6 +46,7 @@ from engine.outcome import Elimination, EliminationReason, EndReason, GameResult
 from engine.pieces import Piece, Rank, parse_rank, piece_key
 from engine.position import Position
 from engine.state import (
+    ActionLog,
     DealState,
     FlagWatch,
     FlipState,
@@ -107,7 +108,7 @@ def new_game(
         flip=None,
         proposal=None,
         result=None,
-        log=(),
+        log=ActionLog(),
     )
     game = _Game(state)
     if v.dealing == "luanzhan":
@@ -194,7 +195,7 @@ def apply(state: GameState, action: Action) -> tuple[GameState, list[Event]]:
         raise GamePaused("the game is paused")
     game = _Game(state)
     handler(game, action)
-    game.log = (*game.log, action)
+    game.log = game.log.appended(action)
     return game.freeze(), game.events
 
 
@@ -294,7 +295,7 @@ class _Game:
     flip: FlipState | None
     proposal: Proposal | None
     result: GameResult | None
-    log: tuple[Action, ...]
+    log: ActionLog
     paused_since: float | None
 
     def __init__(self, state: GameState) -> None:
@@ -306,9 +307,9 @@ class _Game:
 
     def freeze(self) -> GameState:
         values: dict[str, Any] = {}
-        for f in dataclasses.fields(GameState):
-            value = getattr(self, f.name)
-            values[f.name] = tuple(value) if f.name in _LISTS else value
+        for name in _FIELDS:
+            value = getattr(self, name)
+            values[name] = tuple(value) if name in _LISTS else value
         return GameState(**values)
 
     # --- helpers ------------------------------------------------------------------------------

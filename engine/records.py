@@ -88,7 +88,7 @@ def record_of(state: GameState) -> GameRecord:
         created_at=state.created_at,
         setup=state.setup,
         layouts=tuple({sid: piece_key(p) for sid, p in layout.items()} for layout in state.layouts),
-        actions=state.log,
+        actions=tuple(state.log),
     )
 
 

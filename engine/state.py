@@ -5,10 +5,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any
+from itertools import islice
+from typing import Any, overload
 
 from engine.actions import Action
 from engine.combat import Outcome
@@ -131,6 +132,67 @@ class FlipState:
     mines_dug: tuple[int, int] = (0, 0)  # by colour: opponent landmines its engineers dug
 
 
+class ActionLog:
+    """The actions applied to a game so far: an immutable sequence, like a tuple.
+
+    Each move's state has a log one action longer than the last state's. A new tuple for each
+    would copy the whole log on every move and leave a fresh object of hundreds of references
+    for the garbage collector to go through at every young pass, for every running game. So
+    the logs of a game's states share one list and each knows its own length: ``appended``
+    adds to that list in place when the log is the list's newest, and copies only when an
+    older state's log is extended (a branch), or when another thread got there first."""
+
+    __slots__ = ("_items", "_length")
+
+    def __init__(self, actions: Iterable[Action] = ()) -> None:
+        self._items: list[Action] = list(actions)
+        self._length = len(self._items)
+
+    def appended(self, action: Action) -> ActionLog:
+        """This log with ``action`` after it."""
+        items, length = self._items, self._length
+        if len(items) == length:
+            items.append(action)
+            if items[length] is not action:  # another thread appended between the two lines
+                items = [*items[:length], action]
+        else:
+            items = [*items[:length], action]
+        log = ActionLog.__new__(ActionLog)
+        log._items, log._length = items, length + 1
+        return log
+
+    def __len__(self) -> int:
+        return self._length
+
+    def __iter__(self) -> Iterator[Action]:
+        return islice(self._items, self._length)
+
+    @overload
+    def __getitem__(self, index: int) -> Action: ...
+    @overload
+    def __getitem__(self, index: slice) -> tuple[Action, ...]: ...
+    def __getitem__(self, index: int | slice) -> Action | tuple[Action, ...]:
+        """An action, or a slice of the log as a tuple."""
+        items = self._items
+        if isinstance(index, slice):
+            return tuple(items[i] for i in range(*index.indices(self._length)))
+        return items[range(self._length)[index]]
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, ActionLog):
+            return self._length == other._length and tuple(self) == tuple(other)
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(tuple(self))
+
+    def __repr__(self) -> str:
+        return f"ActionLog({tuple(self)!r})"
+
+    def __reduce__(self) -> tuple[type[ActionLog], tuple[tuple[Action, ...]]]:
+        return ActionLog, (tuple(self),)  # its own actions only, not the shared list
+
+
 @dataclass(frozen=True, slots=True)
 class GameState:
     variant: Variant
@@ -158,7 +220,7 @@ class GameState:
     flip: FlipState | None
     proposal: Proposal | None
     result: GameResult | None
-    log: tuple[Action, ...]  # every action applied
+    log: ActionLog  # every action applied
     paused_since: float | None = None  # play stands still (三打一: a player is away)
 
     @property
