@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from functools import lru_cache
+from operator import is_not
 from typing import Any
 
 from engine.deal import commitment
@@ -121,9 +122,12 @@ def view_changes(
     old, new = before.position, state.position
     assert old is not None and new is not None
     moved = 0
-    for index, (was, now) in enumerate(zip(old.cells, new.cells, strict=True)):
-        if was is not now:
-            moved |= 1 << index
+    # which cells hold another piece (or none) now: compared in C, then the few found
+    changed = bytes(map(is_not, old.cells, new.cells))
+    index = changed.find(1)
+    while index >= 0:
+        moved |= 1 << index
+        index = changed.find(1, index + 1)
     flip, old_flip = state.flip, before.flip
     if flip is not None:
         assert old_flip is not None
