@@ -123,11 +123,11 @@ def view_changes(
     assert old is not None and new is not None
     moved = 0
     # which cells hold another piece (or none) now: compared in C, then the few found
-    changed = bytes(map(is_not, old.cells, new.cells))
-    index = changed.find(1)
+    differs = bytes(map(is_not, old.cells, new.cells))
+    index = differs.find(1)
     while index >= 0:
         moved |= 1 << index
-        index = changed.find(1, index + 1)
+        index = differs.find(1, index + 1)
     flip, old_flip = state.flip, before.flip
     if flip is not None:
         assert old_flip is not None
