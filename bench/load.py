@@ -27,7 +27,8 @@ idle connection). Then the ramp: for each step of ``--tables``, the tables are a
 ``--warmup`` seconds and are measured for ``--seconds``: moves/s achieved, latency from a move
 sent to its update delivered to all four seats (p50/p99/max), the server's event-loop lag (from
 ``/metrics``), its CPU and RSS, its CPU time per move (the figure to compare between runs),
-the client processes' CPU (near 100% the clients, not the
+the garbage collector's passes by generation and their mean length (from ``/metrics``: each
+stalls every table of the process), the client processes' CPU (near 100% the clients, not the
 server, are the limit) and the CPU that other processes of the machine took meanwhile (anything
 much above zero there makes the figures pessimistic: run it on a quiet machine). The
 machine's own speed (a fixed Python loop, at the start and the end) is printed too: on a shared
@@ -130,6 +131,17 @@ class Node:
     @property
     def ps(self) -> psutil.Process:
         return psutil.Process(self.process.pid)
+
+    def collector(self) -> list[tuple[float, float]]:
+        """The garbage collector's passes so far, by generation: how many, their seconds."""
+        found = self.metrics()
+        return [
+            (
+                found.get(f'junqi_gc_pause_seconds_count{{generation="{generation}"}}', 0.0),
+                found.get(f'junqi_gc_pause_seconds_sum{{generation="{generation}"}}', 0.0),
+            )
+            for generation in range(3)
+        ]
 
     def metrics(self) -> dict[str, float]:
         text = httpx.get(f"{self.base}/metrics", timeout=10, trust_env=False).text
@@ -726,6 +738,7 @@ def measure(
             stderr=subprocess.DEVNULL,
         )
     moves_before = sum(node.metrics().get("junqi_moves_total", 0) for node in nodes)
+    collector_before = [node.collector() for node in nodes]
     start, cpu, client_cpu = time.monotonic(), cpu_seconds(nodes), workers.cpu_seconds()
     machine = machine_cpu_seconds()
     lags: list[float] = []
@@ -737,6 +750,15 @@ def measure(
     clients_cpu = (workers.cpu_seconds() - client_cpu) / wall * 100
     others_cpu = (machine_cpu_seconds() - machine) / wall * 100 - server_cpu - clients_cpu
     moves = sum(node.metrics().get("junqi_moves_total", 0) for node in nodes) - moves_before
+    # the collector's passes in the window, by generation: how many, and their total seconds
+    passes = [0.0, 0.0, 0.0]
+    paused = [0.0, 0.0, 0.0]
+    for node, before in zip(nodes, collector_before, strict=True):
+        for generation, ((count, total), (count0, total0)) in enumerate(
+            zip(node.collector(), before, strict=True)
+        ):
+            passes[generation] += count - count0
+            paused[generation] += total - total0
     figures = workers.each("collect")
     if spy is not None:
         spy.wait(60)
@@ -756,10 +778,18 @@ def measure(
         "client cpu": clients_cpu,
         "others cpu": others_cpu,
         "rss": rss(nodes),
+        "collector": [(n, t / n if n else math.nan) for n, t in zip(passes, paused, strict=True)],
         "lost": sum(f["lost"] for f in figures),
         "games": sum(f["games"] for f in figures),
         "errors": errors,
     }
+
+
+def collector_column(passes: list[tuple[float, float]]) -> str:
+    """``young/middle/all (mean ms of each)``, e.g. ``8/1/0 (24/52/-)``."""
+    counts = "/".join(f"{n:.0f}" for n, _ in passes)
+    means = "/".join("-" if math.isnan(mean) else f"{mean * 1000:.0f}" for _, mean in passes)
+    return f"{counts} ({means})"
 
 
 def hottest(path: Path, top: int = 15) -> None:
@@ -872,7 +902,8 @@ def main() -> None:
         )
         print(
             "tables sockets offered/s moves/s   p50 ms   p99 ms   max ms  lag mean/max ms  "
-            "server CPU  CPU/move ms  RSS MiB  client CPU  other CPU  games  lost  errors"
+            "server CPU  CPU/move ms  RSS MiB  client CPU  other CPU  "
+            "GC passes young/middle/all (mean ms)  games  lost  errors"
         )
         best, best_rate = None, 0.0
         for n in steps:
@@ -893,6 +924,7 @@ def main() -> None:
                 f"{m['cpu']:9.0f}% {cpu_per_move:12.2f} {m['rss'] / 2**20:8.0f} "
                 f"{m['client cpu']:10.0f}% "
                 f"{m['others cpu']:9.0f}% "
+                f"{collector_column(m['collector']):>36} "
                 f"{m['games']:6} {m['lost']:5}  {errors or ''}  (set up in {setup:.0f} s)",
                 flush=True,
             )

@@ -95,10 +95,12 @@ def create_app(settings: Settings | None = None, tune_gc: bool = False) -> FastA
             settings.chat_per_minute,
             redis=redis,
         )
+        unwatch_collector = metrics.collector.watching()
         try:
             yield
         finally:
             lag.cancel()
+            unwatch_collector()
             await app.state.lobby.close()
             await app.state.feeds.close()
             await broker.close()

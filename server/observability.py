@@ -3,18 +3,22 @@
 ``/health`` says the process is up; ``/ready`` that it can serve (its database answers, and
 Redis too when processes share one);
 ``/metrics`` is the Prometheus text format: open sockets, tables with a game running, moves
-applied, the event loop's lag and table takeovers (a table taken back after a restart, or from
-a process that died). Each app
+applied, the event loop's lag, table takeovers (a table taken back after a restart, or from
+a process that died) and the garbage collector's passes (each stalls every table of the
+process: their lengths by generation). Each app
 has its own registry, so several apps in one process (the tests) do not mix their figures.
 """
 
 from __future__ import annotations
 
 import asyncio
+import gc
 import logging
 import re
 import time
-from collections.abc import Callable
+from bisect import bisect_left
+from collections.abc import Callable, Iterator
+from typing import Any
 
 from fastapi import APIRouter, Request, Response
 from fastapi.responses import JSONResponse, PlainTextResponse
@@ -25,11 +29,13 @@ from prometheus_client import (
     Gauge,
     generate_latest,
 )
+from prometheus_client.core import HistogramMetricFamily
 from pythonjsonlogger.json import JsonFormatter
 from sqlalchemy import text
 
 router = APIRouter(tags=["ops"])
 LAG_INTERVAL = 0.5  # seconds between two looks at the event loop's lag
+GC_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0)  # seconds
 
 
 class Metrics:
@@ -55,6 +61,9 @@ class Metrics:
             registry=self.registry,
         )
 
+        self.collector = CollectorPauses()
+        self.registry.register(self.collector)
+
     def count_live_tables(self, count: Callable[[], int]) -> None:
         self.live_tables.set_function(count)
 
@@ -64,6 +73,49 @@ class Metrics:
             start = time.perf_counter()
             await asyncio.sleep(LAG_INTERVAL)
             self.loop_lag.set(max(0.0, time.perf_counter() - start - LAG_INTERVAL))
+
+
+class CollectorPauses:
+    """The garbage collector's passes, timed through ``gc.callbacks`` while ``watching``, as the
+    histogram ``junqi_gc_pause_seconds`` by generation (0: young, 2: the whole heap). The
+    callback only counts, in plain attributes: a pass may start inside any allocation, also
+    one made while a metric holds its lock, so the histogram is made when it is read."""
+
+    def __init__(self, clock: Callable[[], float] = time.perf_counter) -> None:
+        self.clock = clock
+        self.started = 0.0
+        self.counts = [[0] * (len(GC_BUCKETS) + 1) for _ in range(3)]  # per bucket, +Inf last
+        self.sums = [0.0, 0.0, 0.0]
+
+    def timed(self, phase: str, info: dict[str, Any]) -> None:
+        if phase == "start":
+            self.started = self.clock()
+            return
+        pause = self.clock() - self.started
+        generation = info["generation"]
+        self.counts[generation][bisect_left(GC_BUCKETS, pause)] += 1
+        self.sums[generation] += pause
+
+    def watching(self) -> Callable[[], None]:
+        """Time every pass from now on; returns the function that stops it."""
+        gc.callbacks.append(self.timed)
+        return lambda: gc.callbacks.remove(self.timed)
+
+    def collect(self) -> Iterator[HistogramMetricFamily]:
+        family = HistogramMetricFamily(
+            "junqi_gc_pause_seconds",
+            "The garbage collector's passes (each stalls the event loop), by generation",
+            labels=["generation"],
+        )
+        for generation, counts in enumerate(self.counts):
+            bounds = [*map(str, GC_BUCKETS), "+Inf"]
+            running = 0
+            buckets = []
+            for bound, count in zip(bounds, counts, strict=True):
+                running += count
+                buckets.append((bound, running))
+            family.add_metric([str(generation)], buckets, self.sums[generation])
+        return iter([family])
 
 
 @router.get("/health")

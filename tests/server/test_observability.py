@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import json
 import logging
 import re
@@ -10,7 +11,7 @@ from contextlib import ExitStack
 import pytest
 from fastapi.testclient import TestClient
 
-from server.observability import json_logging
+from server.observability import CollectorPauses, json_logging
 from tests.server.test_realtime import start_game, table_of_two
 
 
@@ -77,3 +78,38 @@ def test_log_lines_are_json_objects(capsys: pytest.CaptureFixture[str]) -> None:
     entry = json.loads(line)
     assert entry["message"] == "game started" and entry["table"] == "t1"
     assert entry["levelname"] == "INFO" and "timestamp" in entry
+
+
+def test_the_collectors_passes_are_timed_by_generation(client: TestClient) -> None:
+    def passes(generation: int) -> tuple[float, float]:
+        text = client.get("/metrics").text
+        count = re.search(
+            rf'^junqi_gc_pause_seconds_count{{generation="{generation}"}} (\S+)$', text, re.M
+        )
+        total = re.search(
+            rf'^junqi_gc_pause_seconds_sum{{generation="{generation}"}} (\S+)$', text, re.M
+        )
+        assert count is not None and total is not None
+        return float(count.group(1)), float(total.group(1))
+
+    young, whole = passes(0), passes(2)
+    gc.collect(0)
+    gc.collect()
+    assert passes(0)[0] >= young[0] + 1 and passes(0)[1] > young[1]
+    assert passes(2)[0] >= whole[0] + 1 and passes(2)[1] > whole[1]
+
+
+def test_a_pass_lands_in_the_buckets_of_its_length() -> None:
+    clock = iter([10.0, 10.03])  # a pass of 30 ms
+    pauses = CollectorPauses(clock=lambda: next(clock))
+    pauses.timed("start", {"generation": 1})
+    pauses.timed("stop", {"generation": 1})
+    (family,) = pauses.collect()
+    buckets = {
+        s.labels["le"]: s.value
+        for s in family.samples
+        if s.name.endswith("_bucket") and s.labels["generation"] == "1"
+    }
+    assert buckets["0.025"] == 0 and buckets["0.05"] == 1 and buckets["+Inf"] == 1
+    sums = {s.labels["generation"]: s.value for s in family.samples if s.name.endswith("_sum")}
+    assert sums == {"0": 0.0, "1": pytest.approx(0.03), "2": 0.0}
