@@ -13,6 +13,7 @@ import contextlib
 import json
 import logging
 from collections import defaultdict
+from collections.abc import Callable
 from typing import Any
 
 import redis.asyncio as aioredis
@@ -23,11 +24,15 @@ log = logging.getLogger("junqi")
 
 
 class Subscription:
-    """Messages published on one topic, in order, until closed."""
+    """Messages published on one topic, in order, until closed: queued for ``get``, or, with
+    ``deliver``, handed to it as they are published (in this process: while ``publish`` runs)."""
 
-    def __init__(self, broker: InMemoryBroker, topic: str) -> None:
+    def __init__(
+        self, broker: InMemoryBroker, topic: str, deliver: Callable[[Any], None] | None = None
+    ) -> None:
         self.broker = broker
         self.topic = topic
+        self.deliver = deliver
         self.queue: asyncio.Queue[Any] = asyncio.Queue()
 
     async def get(self) -> Any:
@@ -50,10 +55,13 @@ class InMemoryBroker:
     def publish_local(self, topic: str, message: Any) -> None:
         """Hand ``message`` to the subscribers of ``topic`` in this process only."""
         for subscription in list(self.topics.get(topic, ())):
-            subscription.queue.put_nowait(message)
+            if subscription.deliver is not None:
+                subscription.deliver(message)
+            else:
+                subscription.queue.put_nowait(message)
 
-    def subscribe(self, topic: str) -> Subscription:
-        subscription = Subscription(self, topic)
+    def subscribe(self, topic: str, deliver: Callable[[Any], None] | None = None) -> Subscription:
+        subscription = Subscription(self, topic, deliver)
         self.topics[topic].add(subscription)
         self.listen(topic)
         return subscription

@@ -1,6 +1,8 @@
-"""Feeds: a topic's messages handed to every socket of this process that follows it, by one
-task per topic, not a task per socket: a table's update reaches its players and spectators in
-one turn of the event loop, and a socket costs no task for each topic it follows.
+"""Feeds: a topic's messages handed to every socket of this process that follows it, as they
+are published (the broker calls the feed; a message from another process, as it comes in):
+not by a task per socket, nor by a task per topic, so a table's update leaves for its players
+and spectators in the very turn of the event loop that made it, and a socket costs no task for
+each topic it follows.
 
 A follower's handler usually finishes at once (its send only fills the socket's buffer). One
 that must wait (a client that does not read, so its buffer is full; a snapshot to fetch first)
@@ -21,7 +23,7 @@ from typing import Any
 import anyio
 from starlette.websockets import WebSocketDisconnect
 
-from server.broker import InMemoryBroker, Subscription
+from server.broker import InMemoryBroker
 from server.tasks import cancel
 
 log = logging.getLogger("junqi")
@@ -77,20 +79,26 @@ class _Backlog:
 class Feed:
     """One topic's messages for this process's followers (see the module)."""
 
-    def __init__(self, subscription: Subscription) -> None:
-        self.subscription = subscription
+    def __init__(self, broker: InMemoryBroker, topic: str) -> None:
         self.handlers: dict[object, Handler] = {}  # by follower
         self.behind: dict[object, _Backlog] = {}  # followers still handling one
-        self.task = asyncio.create_task(self._run(), name=f"feed {subscription.topic}")
+        self.pending: deque[Any] | None = None  # while a message is handed out: those after it
+        self.subscription = broker.subscribe(topic, self.receive)
 
-    async def _run(self) -> None:
+    def receive(self, message: Any) -> None:
+        """Hand ``message`` to every follower now (the broker calls this as it is published).
+        One published by a handler meanwhile goes to every follower after this one."""
+        if self.pending is not None:
+            self.pending.append(message)
+            return
+        self.pending = deque([message])
         try:
-            while True:
-                message = await self.subscription.get()
+            while self.pending:
+                message = self.pending.popleft()
                 for follower, handle in list(self.handlers.items()):
                     self._deliver(follower, handle, message)
         finally:
-            self.subscription.close()
+            self.pending = None
 
     def _deliver(self, follower: object, handle: Handler, message: Any) -> None:
         backlog = self.behind.get(follower)
@@ -142,7 +150,7 @@ class Feeds:
         ``unfollow``; returns once messages published anywhere reach it."""
         feed = self.feeds.get(topic)
         if feed is None:
-            feed = self.feeds[topic] = Feed(self.broker.subscribe(topic))
+            feed = self.feeds[topic] = Feed(self.broker, topic)
         feed.handlers[follower] = handle
         await self.broker.subscribed(topic)
 
@@ -156,9 +164,10 @@ class Feeds:
             backlog.task.cancel()
         if not feed.handlers:
             del self.feeds[topic]
-            feed.task.cancel()  # its subscription closes with it
+            feed.subscription.close()
 
     async def close(self) -> None:
         feeds, self.feeds = list(self.feeds.values()), {}
-        await cancel([feed.task for feed in feeds])
+        for feed in feeds:
+            feed.subscription.close()
         await cancel([backlog.task for feed in feeds for backlog in feed.behind.values()])

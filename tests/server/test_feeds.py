@@ -1,4 +1,4 @@
-"""Feeds: one task per topic hands each message to every follower; a follower that has to wait
+"""Feeds: each message reaches every follower as it is published; a follower that has to wait
 holds up nobody else, and still gets its messages one at a time, in order."""
 
 from __future__ import annotations
@@ -123,6 +123,50 @@ def test_unfollowing_drops_the_messages_a_slow_follower_had_not_handled() -> Non
         never.set()  # the second one went with the first
         await asyncio.sleep(0.01)
         assert got == []
+        await feeds.close()
+
+    asyncio.run(main())
+
+
+def test_a_message_reaches_the_followers_while_it_is_published() -> None:
+    async def main() -> None:
+        broker = InMemoryBroker()
+        feeds = Feeds(broker)
+        got: list[tuple[str, int]] = []
+
+        async def to(name: str, message: int) -> None:
+            got.append((name, message))
+
+        await feeds.follow("table:t", "a", lambda m: to("a", m))
+        await feeds.follow("table:t", "b", lambda m: to("b", m))
+        broker.publish("table:t", 1)
+        assert got == [("a", 1), ("b", 1)]  # no task, no turn of the loop
+        await feeds.close()
+        broker.publish("table:t", 2)
+        assert got == [("a", 1), ("b", 1)]  # closed: subscribed no more
+        assert "table:t" not in broker.topics
+
+    asyncio.run(main())
+
+
+def test_a_message_published_by_a_follower_reaches_everyone_after_the_one_under_way() -> None:
+    async def main() -> None:
+        broker = InMemoryBroker()
+        feeds = Feeds(broker)
+        got: list[tuple[str, int]] = []
+
+        async def first(message: int) -> None:
+            got.append(("first", message))
+            if message == 1:
+                broker.publish("table:t", 2)  # an answer, published while 1 is handed out
+
+        async def second(message: int) -> None:
+            got.append(("second", message))
+
+        await feeds.follow("table:t", "first", first)
+        await feeds.follow("table:t", "second", second)
+        broker.publish("table:t", 1)
+        assert got == [("first", 1), ("second", 1), ("first", 2), ("second", 2)]
         await feeds.close()
 
     asyncio.run(main())
