@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import itertools
 import logging
 import re
 import time
@@ -107,13 +108,10 @@ class CollectorPauses:
             "The garbage collector's passes (each stalls the event loop), by generation",
             labels=["generation"],
         )
+        bounds = [*map(str, GC_BUCKETS), "+Inf"]
         for generation, counts in enumerate(self.counts):
-            bounds = [*map(str, GC_BUCKETS), "+Inf"]
-            running = 0
-            buckets = []
-            for bound, count in zip(bounds, counts, strict=True):
-                running += count
-                buckets.append((bound, running))
+            cumulative = itertools.accumulate(counts)  # exposed buckets count every shorter pass
+            buckets = list(zip(bounds, cumulative, strict=True))
             family.add_metric([str(generation)], buckets, self.sums[generation])
         return iter([family])
 
