@@ -106,7 +106,12 @@ class Feed:
             backlog.messages.append(message)
             return
         with self._reporting():
-            rest = start_eagerly(handle(message))
+            try:
+                rest = start_eagerly(handle(message))
+            except asyncio.CancelledError:
+                # the handler awaited something cancelled (its socket closing, say); raised here
+                # it would cancel the publisher instead, a table's actor among them
+                return
             if rest is not None:
                 messages: deque[Any] = deque()
                 task = asyncio.create_task(self._catch_up(follower, handle, rest, messages))

@@ -170,3 +170,27 @@ def test_a_message_published_by_a_follower_reaches_everyone_after_the_one_under_
         await feeds.close()
 
     asyncio.run(main())
+
+
+def test_a_handler_cancelled_at_once_does_not_reach_the_publisher() -> None:
+    async def main() -> None:
+        broker = InMemoryBroker()
+        feeds = Feeds(broker)
+        got: list[int] = []
+        gone: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        gone.cancel()
+
+        async def closing(message: int) -> None:
+            await gone  # raises CancelledError during the publish
+
+        async def other(message: int) -> None:
+            got.append(message)
+
+        await feeds.follow("table:t", "closing", closing)
+        await feeds.follow("table:t", "other", other)
+        broker.publish("table:t", 1)  # raises nothing
+        broker.publish("table:t", 2)
+        assert got == [1, 2]
+        await feeds.close()
+
+    asyncio.run(main())
