@@ -11,7 +11,7 @@ from enum import StrEnum
 from itertools import islice
 from typing import Any, overload
 
-from engine.actions import Action
+from engine.actions import Action, Flip, Move
 from engine.combat import Outcome
 from engine.deal import DealtPiece, commitment
 from engine.errors import IllegalAction
@@ -140,23 +140,28 @@ class ActionLog:
     for the garbage collector to go through at every young pass, for every running game. So
     the logs of a game's states share one list and each knows its own length: ``appended``
     adds to that list in place when the log is the list's newest, and copies only when an
-    older state's log is extended (a branch), or when another thread got there first."""
+    older state's log is extended (a branch), or when another thread got there first.
+
+    The list holds moves and flips, nearly all of a game's actions, as plain tuples of their
+    fields (``_packed``): a tuple of numbers and strings leaves the collector's lists at its
+    first pass, where an action object would stay in them and be gone through again at every
+    pass of its generation, for as long as its game runs. Reading the log makes them anew."""
 
     __slots__ = ("_items", "_length")
 
     def __init__(self, actions: Iterable[Action] = ()) -> None:
-        self._items: list[Action] = list(actions)
+        self._items: list[Action | tuple[Any, ...]] = [_packed(a) for a in actions]
         self._length = len(self._items)
 
     def appended(self, action: Action) -> ActionLog:
         """This log with ``action`` after it."""
-        items, length = self._items, self._length
+        items, length, item = self._items, self._length, _packed(action)
         if len(items) == length:
-            items.append(action)
-            if items[length] is not action:  # another thread appended between the two lines
-                items = [*items[:length], action]
+            items.append(item)
+            if items[length] is not item:  # another thread appended between the two lines
+                items = [*items[:length], item]
         else:
-            items = [*items[:length], action]
+            items = [*items[:length], item]
         log = ActionLog.__new__(ActionLog)
         log._items, log._length = items, length + 1
         return log
@@ -165,7 +170,7 @@ class ActionLog:
         return self._length
 
     def __iter__(self) -> Iterator[Action]:
-        return islice(self._items, self._length)
+        return map(_unpacked, islice(self._items, self._length))
 
     @overload
     def __getitem__(self, index: int) -> Action: ...
@@ -175,8 +180,8 @@ class ActionLog:
         """An action, or a slice of the log as a tuple."""
         items = self._items
         if isinstance(index, slice):
-            return tuple(items[i] for i in range(*index.indices(self._length)))
-        return items[range(self._length)[index]]
+            return tuple(_unpacked(items[i]) for i in range(*index.indices(self._length)))
+        return _unpacked(items[range(self._length)[index]])
 
     def __eq__(self, other: object) -> bool:
         if isinstance(other, ActionLog):
@@ -191,6 +196,21 @@ class ActionLog:
 
     def __reduce__(self) -> tuple[type[ActionLog], tuple[tuple[Action, ...]]]:
         return ActionLog, (tuple(self),)  # its own actions only, not the shared list
+
+
+def _packed(action: Action) -> Action | tuple[Any, ...]:
+    """A move or a flip as the tuple of its fields (told apart by length); others as they are."""
+    if type(action) is Move:
+        return (action.seat, action.origin, action.target, action.now)
+    if type(action) is Flip:
+        return (action.seat, action.station, action.now)
+    return action
+
+
+def _unpacked(item: Action | tuple[Any, ...]) -> Action:
+    if isinstance(item, tuple):  # no action is a tuple
+        return Move(*item) if len(item) == 4 else Flip(*item)
+    return item
 
 
 @dataclass(frozen=True, slots=True)

@@ -43,9 +43,9 @@ class LeaseLost(Exception):
 
 
 # An event of a game with its number, as kept: its whole JSON text (``kept_event``). Tables
-# hold their games' events so too: text is no work for the garbage collector, while an Event,
-# its secrets and their audiences would be some ten objects to go through, for every event of
-# every running game.
+# hold their games' events as that text: text is no work for the garbage collector, while an
+# Event, its secrets and their audiences would be some ten objects to go through, for every
+# event of every running game.
 KeptEvent = tuple[int, str]
 
 

@@ -42,7 +42,7 @@ from engine.bot import LEVELS
 from engine.levels import title_for
 from server.broker import InMemoryBroker
 from server.config import RoomConfig
-from server.keeping import Keeper, KeptEvent, KeptTable, LeaseLost, event_of, kept_event
+from server.keeping import Keeper, KeptTable, LeaseLost, event_of, kept_event
 from server.observability import Metrics
 from server.store import Store
 from server.tasks import cancel
@@ -167,7 +167,10 @@ class Table:
         self.players: list[int | None] = []  # user ids of the current game's seats
         self.version = 0
         self.seq = 0
-        self.log: list[KeptEvent] = []  # the current game's events, numbered, as kept
+        # the current game's events as kept (``kept_event``), numbered on from ``log_start``:
+        # bare texts, not (number, text) pairs, which the collector would go through once more
+        self.log: list[str] = []
+        self.log_start = 1
         self.unsent: list[tuple[int, Event]] = []  # events of the running command
         self.changed_seats = False  # seats changed in the running command
         self.saved_actions = 0  # of the game's actions, how many are kept
@@ -451,7 +454,7 @@ class Table:
             "seq": self.seq,
             "saved_at": time.time(),
         }
-        unsaved = self.log[self.saved_events :]
+        unsaved = list(enumerate(self.log[self.saved_events :], self.log_start + self.saved_events))
         await self.services.keeper.save(self.id, data, self.state, self.saved_actions, unsaved)
         self.saved_actions, self.saved_events = len(self.state.log), len(self.log)
 
@@ -467,7 +470,8 @@ class Table:
         # the version moves on: changes after the last save (seats only) were not kept
         self.version, self.seq = data["version"] + 1, data["seq"]
         self.state = engine.replay(kept.record)
-        self.log = list(kept.events)
+        self.log = [text for _, text in kept.events]
+        self.log_start = kept.events[0][0] if kept.events else self.seq + 1
         self.saved_actions, self.saved_events = len(kept.record.actions), len(self.log)
         for seat, info in enumerate(self.seats):
             info.away_until = None
@@ -591,7 +595,7 @@ class Table:
             options=self.room.options,
             now=time.time(),
         )
-        self.log = []
+        self.log, self.log_start = [], self.seq + 1
         self.saved_actions = self.saved_events = 0
         self.beliefs = {
             seat: Beliefs(self.variant.key, seat) for seat, s in enumerate(self.seats) if s.bot
@@ -714,7 +718,7 @@ class Table:
         for event in events:
             self.seq += 1
             numbered.append((self.seq, event))
-        self.log += [(seq, kept_event(event)) for seq, event in numbered]
+        self.log += [kept_event(event) for _, event in numbered]
         self.unsent += numbered
         self.changed_seats |= seats_changed
         self.learn(numbered)
@@ -799,7 +803,11 @@ class Table:
         missed = (
             []
             if since is None
-            else [(seq, event_of(kept)) for seq, kept in self.log if seq > since]
+            else [
+                (seq, event_of(kept))
+                for seq, kept in enumerate(self.log, self.log_start)
+                if seq > since
+            ]
         )
         return {
             "type": "table",
