@@ -15,7 +15,7 @@ from enum import StrEnum
 
 from engine.board import Board, Station, StationKind
 from engine.errors import MalformedInput
-from engine.pieces import CHINESE_NAME, Piece, Rank
+from engine.pieces import CHINESE_NAME, Piece, Rank, piece_of
 from engine.variants import Variant, get_variant
 
 Layout = dict[str, Rank]
@@ -287,7 +287,7 @@ def layout_pieces(
         rank, colour = placed[sid]
         if colour is None:
             colour = pools[rank].pop(0)
-        pieces[sid] = Piece(seat, rank, None if colour == seat else colour)
+        pieces[sid] = piece_of(seat, rank, colour)
     return pieces
 
 

@@ -17,7 +17,7 @@ from engine.deal import deal_fanqi
 from engine.errors import IllegalAction
 from engine.movement import destination_mask, legal_moves, move_tables
 from engine.outcome import EliminationReason
-from engine.pieces import OFFICER_STRENGTH, Piece, Rank
+from engine.pieces import OFFICER_STRENGTH, Piece, Rank, piece_of
 from engine.position import Position
 from engine.state import FlagWatch, FlipState, Phase
 
@@ -34,7 +34,7 @@ def start(g: _Game, now: float) -> None:
     cells: list[Piece | None] = [None] * len(board.stations)
     for sid, (rank, colour) in placed.items():
         assert colour is not None
-        cells[board.station(sid).index] = Piece(colour, rank)
+        cells[board.station(sid).index] = piece_of(colour, rank)
     g.position = Position.from_cells(board, tuple(cells))
     g.flip = FlipState(face_down=g.position.occupied)
     g.layouts = ()

@@ -43,7 +43,7 @@ from engine.errors import GamePaused, IllegalAction, IllegalLayout, MalformedInp
 from engine.events import Audience, Event
 from engine.movement import destination_mask, friendly_mask, legal_moves, move_tables
 from engine.outcome import Elimination, EliminationReason, EndReason, GameResult, score
-from engine.pieces import Piece, Rank, parse_rank, piece_key
+from engine.pieces import Piece, Rank, parse_rank, piece_key, piece_of
 from engine.position import Position
 from engine.state import (
     ActionLog,
@@ -152,7 +152,7 @@ def start_from(
         cells: list[Piece | None] = [None] * len(board.stations)
         for sid, (colour, rank, *_) in pieces.items():
             game.check_seat(colour)
-            cells[board.station(sid).index] = Piece(colour, parse_rank(rank))
+            cells[board.station(sid).index] = piece_of(colour, parse_rank(rank))
         game.position = Position.from_cells(board, tuple(cells))
         hidden = sum(1 << board.station(sid).index for sid in hidden_stations)
         if hidden & ~game.position.occupied:
@@ -971,7 +971,7 @@ def _piece(seat: int, key: str) -> Piece:
         rank, army = split_key(key)
     except ValueError:
         raise MalformedInput(f"unknown rank {key!r}") from None
-    return Piece(seat, rank, None if army == seat else army)
+    return piece_of(seat, rank, army)
 
 
 _HANDLERS: dict[type, Callable[[_Game, Any], None]] = {

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from enum import StrEnum
+from functools import lru_cache
 from types import MappingProxyType
 from typing import NamedTuple
 
@@ -41,6 +42,20 @@ class Piece(NamedTuple):
     @property
     def colour(self) -> int:
         return self.seat if self.army is None else self.army
+
+
+def piece_of(seat: int, rank: Rank, colour: int | None = None) -> Piece:
+    """The piece of ``seat`` and ``rank``, of army ``colour`` (None or ``seat``: its own).
+
+    One object for each kind of piece, shared by every game: the cells of all running games
+    then point at a few hundred objects, not at new ones for every game, which the garbage
+    collector would go through for as long as their games run."""
+    return _shared_piece(seat, rank, None if colour == seat else colour)
+
+
+@lru_cache(maxsize=1024)
+def _shared_piece(seat: int, rank: Rank, army: int | None) -> Piece:
+    return Piece(seat, rank, army)
 
 
 CHINESE_NAME: Mapping[Rank, str] = MappingProxyType(

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from engine.board import Board
 from engine.combat import Outcome
 from engine.errors import MalformedInput
-from engine.pieces import IMMOBILE_RANKS, RAIL_FLYERS, Piece, Rank, parse_rank
+from engine.pieces import IMMOBILE_RANKS, RAIL_FLYERS, Piece, Rank, parse_rank, piece_of
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -38,7 +38,7 @@ class Position:
             if seat not in board.seats:
                 raise MalformedInput(f"no seat {seat!r} on the {board.key} board (piece on {sid})")
             colour = army[0] if army else None
-            cells[station.index] = Piece(seat, parse_rank(rank), None if colour == seat else colour)
+            cells[station.index] = piece_of(seat, parse_rank(rank), colour)
         return cls.from_cells(board, tuple(cells))
 
     @classmethod

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import random
+
 import pytest
 
 import engine
 from engine import Outcome, Piece, Position, Rank
+from engine.sampling import random_action
 
 BOARD = engine.get_board("siguo")
 
@@ -21,6 +24,25 @@ def test_from_pieces_and_back() -> None:
     assert pos.piece_at("0:52") is None
     assert list(pos.stations_of(1)) == ["c:22"]
     assert pos.count(0, Rank.ENGINEER) == 1
+
+
+def in_play(seed: str) -> engine.GameState:
+    """A 四国 game just in play, its layouts chosen at random."""
+    rng, state = random.Random(seed), engine.new_game("siguo", seed=seed)
+    while state.phase != "playing":
+        state, _ = engine.apply(state, random_action(state, rng))
+    return state
+
+
+def test_games_share_one_object_for_each_kind_of_piece() -> None:
+    first, second = (in_play(seed) for seed in ("a", "b"))
+    assert first.position is not None and second.position is not None
+    one = {piece: piece for piece in first.position.cells if piece is not None}
+    others = [piece for piece in second.position.cells if piece is not None]
+    assert len(one) == 4 * 12 and len(others) == 4 * 25  # kinds; pieces
+    assert all(one[piece] is piece for piece in others)
+    own = Position.from_pieces(BOARD, {"0:51": (0, "engineer"), "0:52": (0, "engineer", 0)})
+    assert own.cells[BOARD.station("0:51").index] is own.cells[BOARD.station("0:52").index]
 
 
 def test_move_to_an_empty_station() -> None:
