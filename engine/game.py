@@ -42,6 +42,7 @@ from engine.deployment import auto_layout, layout_pieces, layout_problems, split
 from engine.errors import GamePaused, IllegalAction, IllegalLayout, MalformedInput, NotYourTurn
 from engine.events import Audience, Event
 from engine.movement import destination_mask, friendly_mask, legal_moves, move_tables
+from engine.offers import draw_refusal, surrender_refusal
 from engine.outcome import Elimination, EliminationReason, EndReason, GameResult, score
 from engine.pieces import Piece, Rank, parse_rank, piece_key, piece_of
 from engine.position import Position
@@ -849,23 +850,12 @@ class _Game:
             self.emit("proposal_cancelled", reason="the turn passed")
 
     def use_proposal(self, seat: int) -> None:
-        if self.proposal is not None:
-            raise IllegalAction("another proposal is waiting for answers")
-        if self.total_moves < self.rules.proposals_after_moves:
-            raise IllegalAction(
-                f"proposals are allowed after {self.rules.proposals_after_moves} moves"
-            )
-        used = self.seats[seat].proposals
-        if used >= self.rules.draw_proposals:
-            raise IllegalAction(f"seat {seat} has used all {self.rules.draw_proposals} proposals")
-        self.set_seat(seat, proposals=used + 1)
+        self.set_seat(seat, proposals=self.seats[seat].proposals + 1)
 
     def propose_draw(self, a: ProposeDraw) -> None:
-        self.require(Phase.PLAYING)
         self.check_seat(a.seat)
-        team = self.teams[a.seat]
-        if not self.team_alive(team):
-            raise IllegalAction(f"seat {a.seat}'s side is out of the game")
+        if (why := draw_refusal(self.state, a.seat)) is not None:
+            raise IllegalAction(why)
         self.use_proposal(a.seat)
         waiting = frozenset(
             s for s, t in enumerate(self.teams) if s != a.seat and self.team_alive(t)
@@ -900,21 +890,9 @@ class _Game:
                     self.after_elimination_outside_move(seat, a.now)
 
     def surrender(self, a: Surrender) -> None:
-        self.require(Phase.PLAYING)
         self.check_seat(a.seat)
-        if not self.rules.surrender_allowed:
-            raise IllegalAction(f"there is no surrender in {self.variant.name}")
-        if not self.alive(a.seat):
-            raise IllegalAction(f"seat {a.seat} is already out of the game")
-        assert self.started_at is not None
-        if a.now - self.started_at < self.rules.surrender_after_seconds:
-            raise IllegalAction(
-                f"no surrender in the first {self.rules.surrender_after_seconds} s of play"
-            )
-        if self.total_moves < self.rules.proposals_after_moves:
-            raise IllegalAction(
-                f"no surrender before {self.rules.proposals_after_moves} moves have been made"
-            )
+        if (why := surrender_refusal(self.state, a.seat, a.now)) is not None:
+            raise IllegalAction(why)
         partners = frozenset(
             s
             for s, t in enumerate(self.teams)
@@ -923,8 +901,6 @@ class _Game:
         if self.rules.surrender_counts_as_proposal:
             self.use_proposal(a.seat)
         if self.rules.surrender_needs_partner and partners:
-            if self.proposal is not None:
-                raise IllegalAction("another proposal is waiting for answers")
             self.proposal = Proposal("surrender", a.seat, partners)
             self.emit("proposal", proposal="surrender", seat=a.seat, waiting=sorted(partners))
             return

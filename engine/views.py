@@ -1,7 +1,8 @@
 """Views: exactly what a seat, or a spectator (``viewer=None``), may know of a game (RULES.md §8).
 
 ``view`` returns JSON-ready data. Ranks appear only where ``rank_audience`` lets the viewer see
-them; hands, drafts and redeal eligibility only to their owner; the seat to move also gets its
+them; hands, drafts and redeal eligibility only to their owner; in play each seat learns what it
+may offer (``may``: a draw, and from when its surrender) and the seat to move also gets its
 legal moves. Events are filtered by ``Event.for_viewer`` with audiences fixed when they happened.
 
 The server builds a view for every seat and spectator after every action, so ``view`` is written
@@ -20,6 +21,7 @@ from engine.deal import commitment
 from engine.errors import MalformedInput
 from engine.game import moves_of, visible_ranks
 from engine.movement import mask_ids, move_tables
+from engine.offers import draw_refusal, surrender_from
 from engine.pieces import Rank, piece_key
 from engine.pregame import hand_is_weak
 from engine.state import GameState, Phase
@@ -91,6 +93,11 @@ def _view(
     if flip is not None:
         out["colours"] = None if flip.colours is None else list(flip.colours)
         out["mines_dug"] = list(flip.mines_dug)
+    if phase == Phase.PLAYING and viewer is not None:
+        out["may"] = {
+            "propose_draw": draw_refusal(state, viewer) is None,
+            "surrender_from": surrender_from(state, viewer),
+        }
     if phase == Phase.PLAYING and viewer is not None and viewer == state.to_move:
         t = move_tables(board)
         ids = board.stations

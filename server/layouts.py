@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+import json
+from typing import Annotated, Literal
 
 from fastapi import APIRouter, HTTPException, Path, Response
 from fastapi.responses import PlainTextResponse
@@ -12,7 +13,7 @@ from sqlalchemy.exc import IntegrityError
 
 import engine
 from server.accounts import NO_NUL, NOT_FOUND, REFUSALS, CurrentUser, Session
-from server.models import SavedLayout
+from server.models import Game, GameSeat, SavedLayout
 
 router = APIRouter(prefix="/api/layouts", tags=["layouts"], responses=REFUSALS | NOT_FOUND)
 LayoutId = Annotated[int, Path(ge=1, le=2**31 - 1)]  # the column is a 32-bit integer
@@ -99,6 +100,49 @@ async def auto(body: DeployIn) -> dict[str, str]:
         banker=body.banker,
     )
     return {sid: str(key) for sid, key in layout.items()}
+
+
+class StartOut(BaseModel):
+    layout: dict[str, str]
+    source: Literal["last", "auto"] = Field(
+        description="last: the layout of the player's last game of the variant; auto: 自动布局"
+    )
+
+
+@router.post("/start", response_model=StartOut)
+async def starting_layout(body: DeployIn, user: CurrentUser, session: Session) -> StartOut:
+    """The layout a player's deployment starts from, never an empty arm: the one they played
+    their last game of the variant with, turned to this seat, or else an automatic one (always
+    for dealt hands, which differ from game to game)."""
+    hand = _hand(body)
+    if engine.get_variant(body.variant).dealing is None:
+        last = await _last_layout(session, user.id, body.variant, body.seat)
+        if last is not None:
+            return StartOut(layout=last, source="last")
+    layout = engine.auto_layout(body.variant, body.seat, body.seed, hand=hand, banker=body.banker)
+    return StartOut(layout={sid: str(key) for sid, key in layout.items()}, source="auto")
+
+
+async def _last_layout(
+    session: Session, user_id: int, variant: str, seat: int
+) -> dict[str, str] | None:
+    """The layout of the user's latest finished game of ``variant`` that got as far as play,
+    for ``seat`` (a layout file is the same for every seat)."""
+    rows = await session.execute(
+        select(Game.record, GameSeat.seat)
+        .join(GameSeat, GameSeat.game_id == Game.id)
+        .where(GameSeat.user_id == user_id, Game.variant == variant, Game.record.is_not(None))
+        .order_by(Game.finished_at.desc())
+        .limit(5)
+    )
+    for record, played in rows.all():
+        layouts = json.loads(record or "{}").get("layouts", [])
+        if played < len(layouts) and layouts[played]:
+            layout = engine.parse_layout(engine.format_layout(layouts[played]), seat)
+            keys = {sid: rank.value for sid, rank in layout.items()}
+            if not engine.deployment_problems(variant, seat, keys):
+                return keys
+    return None
 
 
 class ParsedOut(BaseModel):

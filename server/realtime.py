@@ -110,6 +110,14 @@ class Leave(_Message):
     table: str
 
 
+class StandIn(_Message):
+    """托管 by the player's own choice: a bot plays the seat (``on``) until the player ends it."""
+
+    type: Literal["stand_in"]
+    table: str
+    on: bool = True
+
+
 class Act(_Message):
     type: Literal["act"]
     table: str
@@ -155,6 +163,7 @@ ClientMessage = Annotated[
     | Stand
     | Ready
     | Leave
+    | StandIn
     | Act
     | Chat
     | Kick
@@ -292,6 +301,9 @@ class Connection:
             return {"version": ran["version"]}
         elif isinstance(m, Ready):
             ran = await self.lobby.run(m.table, "set_ready", user_id=user.id, ready=m.ready)
+            return {"version": ran["version"]}
+        elif isinstance(m, StandIn):
+            ran = await self.lobby.run(m.table, "set_stand_in", user_id=user.id, on=m.on)
             return {"version": ran["version"]}
         elif isinstance(m, Act):
             ran = await self.lobby.run(

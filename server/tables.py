@@ -88,6 +88,7 @@ class SeatInfo:
     bot: bool = False  # a bot plays this seat
     level: str = "normal"  # the bot's level
     taken_over: bool = False  # 托管: a bot plays for this player until they come back
+    asked_stand_in: bool = False  # the player asked for 托管: it lasts until they end it
 
     @property
     def taken(self) -> bool:
@@ -118,6 +119,7 @@ COMMANDS = frozenset(
         "add_bot",
         "remove_bot",
         "leave",
+        "set_stand_in",
         "act",
         "kick",
         "dissolve",
@@ -396,6 +398,18 @@ class Table:
         if not self.in_game:
             await self.stand(user_id)
 
+    async def set_stand_in(self, user_id: int, on: bool) -> None:
+        """托管 by the player's own choice: a bot plays the seat until the player ends it
+        (coming back to the table does not end it, as it ends a stand-in for one away)."""
+        seat = self.seat_of(user_id)
+        if seat is None:
+            raise TableError("not_seated", "sit down first")
+        if not self.in_game or self.state is None or not self.state.seats[seat].alive:
+            raise TableError("not_playing", "a bot plays for you only during your game")
+        info = self.seats[seat]
+        info.taken_over = info.asked_stand_in = on
+        self.seats_changed()
+
     async def kick(self, seat: int, penalty: bool, by: str, reason: str) -> dict[str, Any]:
         """A room owner or an admin (``by``) removes the player on ``seat`` (RULES.md §11).
         Between games the player just loses the seat; during one, with ``penalty`` it is
@@ -497,6 +511,8 @@ class Table:
         seat = self.seat_of(user_id)
         if seat is None or not self.in_game:
             raise TableError("not_playing", "only seated players of a running game act")
+        if self.seats[seat].taken_over:
+            raise TableError("stood_in", "a bot plays for you (托管): end it to play yourself")
         await self.act_as(seat, version, action)
 
     async def act_as(self, seat: int, version: int, action: dict[str, Any]) -> None:
@@ -540,7 +556,7 @@ class Table:
                 await self.apply(engine.Pause(now=time.time()))
         elif watching > 0:
             info.away_until = None
-            info.taken_over = False  # 托管 hands back
+            info.taken_over = info.asked_stand_in  # 托管 for one away hands back
             await self.resume_if_all_back()
         self.seats_changed()  # 托管: a bot takes over, or hands back, when it goes out
 
@@ -657,7 +673,7 @@ class Table:
         for info in self.seats:
             info.ready = info.bot
             info.away_until = None
-            info.taken_over = False
+            info.taken_over = info.asked_stand_in = False
             if info.user_id is not None and not self.watchers.get(info.user_id):
                 # players who left are not kept seated
                 info.user_id, info.name = None, None
@@ -877,7 +893,39 @@ class Table:
             "game_id": self.game_id,
             "game": None if self.state is None else engine.view(self.state, viewer),
             "points": self.last_points if self.status == "finished" else None,
+            "may": self.may(viewer),
+            "creator_may": self.bot_commands(),
         }
+
+    def may(self, viewer: int | None) -> list[str]:
+        """The table commands the viewer may send now (a spectator's: sitting down; what the
+        game itself allows is in the game's view), so that a client offers no other."""
+        free = any(not s.taken for s in self.seats)
+        if viewer is None:
+            return ["sit"] if free and not self.in_game else []
+        info = self.seats[viewer]
+        if not self.in_game:
+            others = any(s.user_id is not None for i, s in enumerate(self.seats) if i != viewer)
+            return [
+                "unready" if info.ready else "ready",
+                "stand",
+                *(["sit"] if free else []),
+                *(["swap"] if others else []),
+                *self.bot_commands(),
+            ]
+        assert self.state is not None
+        if not self.state.seats[viewer].alive:
+            return ["leave"]
+        return ["leave", "stand_in_off" if info.taken_over else "stand_in_on"]
+
+    def bot_commands(self) -> list[str]:
+        """What a player of the table, or its creator, may do with bots now."""
+        if self.in_game:
+            return []
+        return [
+            *(["add_bot"] if any(not s.taken for s in self.seats) else []),
+            *(["remove_bot"] if any(s.bot for s in self.seats) else []),
+        ]
 
 
 def json_text(message: dict[str, Any]) -> str:
