@@ -80,6 +80,7 @@ CODES = {  # docs/protocol.md, "Error codes" (and bad_options, bad_level of the 
     "not_owner",
     "bad_options",
     "bad_level",
+    "stood_in",
 }
 REPLIES = ("ok", "error", "pong")
 
