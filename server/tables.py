@@ -156,6 +156,8 @@ class Table:
         self.room = room
         self.variant = engine.get_variant(room.variant)
         self.room_data = room.model_dump()  # as kept with a running game
+        # every rule of the table, the variant's defaults with the room's changes (public)
+        self.rules = self.variant.rules.with_changes(room.options).to_dict()
         self.broker = services.broker
         self.store = services.store
         self.think = services.think
@@ -869,6 +871,7 @@ class Table:
                 {
                     "seat": i,
                     "bot": s.bot,
+                    "level": s.level if s.bot else None,
                     "name": s.name,
                     "points": s.points if s.name else None,
                     "title": title_for(s.points).name if s.name else None,
@@ -893,6 +896,7 @@ class Table:
             "game_id": self.game_id,
             "game": None if self.state is None else engine.view(self.state, viewer),
             "points": self.last_points if self.status == "finished" else None,
+            "rules": self.rules,
             "may": self.may(viewer),
             "creator_may": self.bot_commands(),
         }

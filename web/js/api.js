@@ -1,5 +1,27 @@
-// REST calls and the WebSocket connection (docs/protocol.md). The socket reconnects with backoff
-// and resyncs every open table from the last event number it saw.
+// REST calls and the WebSocket connection (docs/protocol.md). Every failure becomes a
+// ServerError with a stable code, which the interface puts in the player's words (i18n.js).
+// The socket reconnects with backoff, resyncs every open table from the last event number it
+// saw, and keeps the offset between this machine's clock and the server's (from its pongs).
+
+export class ServerError extends Error {
+  constructor(code, message, field) {
+    super(message ?? code);
+    this.code = code;
+    this.field = field;
+  }
+}
+
+const STATUS_CODES = { 401: "unauthorized", 403: "forbidden", 404: "no_table", 409: "conflict", 429: "rate_limited" };
+
+function restError(status, data) {
+  const detail = data && typeof data === "object" ? data.detail : data;
+  if (status === 422 && Array.isArray(detail)) {
+    const loc = detail[0]?.loc ?? [];
+    return new ServerError("validation", detail[0]?.msg, loc[loc.length - 1]);
+  }
+  const code = STATUS_CODES[status] ?? (status === 422 ? "validation" : "server");
+  return new ServerError(code, typeof detail === "string" ? detail : undefined);
+}
 
 export class Api {
   constructor() {
@@ -9,16 +31,16 @@ export class Api {
   async call(method, path, body) {
     const headers = { "Content-Type": "application/json" };
     if (this.token) headers.Authorization = `Bearer ${this.token}`;
-    const response = await fetch(path, {
-      method, headers, body: body === undefined ? undefined : JSON.stringify(body),
-    });
+    let response;
+    try {
+      response = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    } catch {
+      throw new ServerError("network");
+    }
     const text = await response.text();
     let data = text;
-    try { data = JSON.parse(text); } catch { /* plain text answers */ }
-    if (!response.ok) {
-      const detail = typeof data === "object" ? data.detail : data;
-      throw new Error(typeof detail === "string" ? detail : JSON.stringify(detail));
-    }
+    try { data = JSON.parse(text); } catch { /* plain text answers: layout files */ }
+    if (!response.ok) throw restError(response.status, data);
     return data;
   }
 
@@ -30,27 +52,45 @@ export class Api {
     localStorage.setItem("junqi.token", answer.token);
     return answer.user;
   }
+
+  forget() {
+    this.token = null;
+    localStorage.removeItem("junqi.token");
+  }
 }
 
 export class Socket {
-  constructor(token, onMessage) {
+  // handlers: { message(m), status("online" | "offline"), refused(code) }
+  constructor(token, handlers) {
     this.token = token;
-    this.onMessage = onMessage;
+    this.handlers = handlers;
     this.counter = 0;
     this.waiting = new Map();
-    this.open = new Map(); // table id -> last seq seen
+    this.open = new Map(); // table id -> last event seq seen
     this.snapshots = new Map(); // table id -> the snapshot as the last message left it
     this.delay = 500;
+    this.offset = 0; // server clock - this clock, in seconds
     this.connect();
-    setInterval(() => this.send({ type: "ping" }).catch(() => {}), 15000);
+    setInterval(() => this.ping(), 15000);
   }
 
   connect() {
     const scheme = location.protocol === "https:" ? "wss" : "ws";
     this.ws = new WebSocket(`${scheme}://${location.host}/ws?token=${this.token}`);
-    this.ready = new Promise((resolve) => { this.ws.onopen = resolve; });
+    this.ready = new Promise((resolve) => {
+      this.ws.onopen = () => {
+        this.delay = 500;
+        this.handlers.status("online");
+        this.ping();
+        resolve();
+      };
+    });
     this.ws.onmessage = (e) => this.receive(JSON.parse(e.data));
-    this.ws.onclose = () => {
+    this.ws.onclose = (e) => {
+      for (const pending of this.waiting.values()) pending.reject(new ServerError("network"));
+      this.waiting.clear();
+      if (e.code === 4401 || e.code === 4003) return this.handlers.refused(e.code);
+      this.handlers.status("offline");
       setTimeout(() => this.reconnect(), this.delay);
       this.delay = Math.min(this.delay * 2, 8000);
     };
@@ -59,10 +99,22 @@ export class Socket {
   reconnect() {
     this.connect();
     this.ready.then(() => {
-      this.delay = 500;
-      this.send({ type: "lobby" });
-      for (const [table, since] of this.open) this.send({ type: "open", table, since });
+      this.send({ type: "lobby" }).catch(() => {});
+      for (const [table, since] of this.open) this.send({ type: "open", table, since }).catch(() => {});
     });
+  }
+
+  ping() {
+    const sent = Date.now() / 1000;
+    this.send({ type: "ping" }).then((pong) => {
+      const now = Date.now() / 1000;
+      this.offset = pong.at - (sent + now) / 2;
+    }).catch(() => {});
+  }
+
+  // the server's clock now, in seconds (deadlines are the server's)
+  now() {
+    return Date.now() / 1000 + this.offset;
   }
 
   receive(message) {
@@ -73,23 +125,36 @@ export class Socket {
         message.snapshot = applyPatch(before, message.patch);
       }
       this.snapshots.set(message.table, message.snapshot);
-      const seen = message.events.reduce((m, e) => Math.max(m, e.seq), this.open.get(message.table) || 0);
+      const seen = message.events.reduce((m, e) => Math.max(m, e.seq), this.open.get(message.table) ?? 0);
       this.open.set(message.table, Math.max(seen, message.snapshot.seq || 0));
     }
     const pending = this.waiting.get(message.ref);
     if (pending && (message.type === "ok" || message.type === "error" || message.type === "pong")) {
       this.waiting.delete(message.ref);
-      if (message.type === "error") pending.reject(new Error(message.message));
+      if (message.type === "error") pending.reject(new ServerError(message.code, message.message));
       else pending.resolve(message);
     }
-    this.onMessage(message);
+    this.handlers.message(message);
   }
 
   async send(message) {
     await this.ready;
     const id = ++this.counter;
+    const answer = new Promise((resolve, reject) => this.waiting.set(id, { resolve, reject }));
     this.ws.send(JSON.stringify({ id, ...message }));
-    return new Promise((resolve, reject) => this.waiting.set(id, { resolve, reject }));
+    return answer;
+  }
+
+  // Watch a table: the whole history of its game comes with the first snapshot (since 0).
+  watch(table) {
+    if (!this.open.has(table)) this.open.set(table, 0);
+    return this.send({ type: "open", table, since: this.open.get(table) });
+  }
+
+  unwatch(table) {
+    this.open.delete(table);
+    this.snapshots.delete(table);
+    return this.send({ type: "close", table }).catch(() => {});
   }
 }
 

@@ -1,122 +1,366 @@
-// The board, drawn in SVG from the server's board data alone, turned so that the viewer's arm is
-// at the bottom. It knows no rules: it draws what it is given and reports clicks and drags.
+// The board, drawn in SVG from the server's board data alone: turned so that a chosen seat's arm
+// is at the bottom, each seat's panel beside its arm, and on top of the pieces every mark a
+// player needs (selection, destinations and attacks, last moves, fights, shown flags, layout
+// problems). It knows no rules: it draws the model it is given and reports clicks and drags.
+// Every station's clickable element carries data-station, every seat panel data-seat.
 
-import { RANK_SHORT } from "./i18n.js";
+import { svg, nothing } from "../vendor/lit-html/lit-html.js";
+import { repeat } from "../vendor/lit-html/directives/repeat.js";
 
-const SVG = "http://www.w3.org/2000/svg";
-const UNIT = 40; // pixels per board unit
-export const ARMY_COLOURS = ["#c0392b", "#b7950b", "#1e8449", "#6c3483"];
+export const UNIT = 40; // user units per board unit (the distance of two neighbouring stations)
+export const ARMY_COLOURS = ["#c0392b", "#c27c0e", "#1e8449", "#2e5aa8"];
+export const NEUTRAL = "#6b7280";
+const PANEL = { side: [5.2, 3.5], outward: [6.6, 2.3] }; // panel width, height in board units
 
-function el(name, attrs, parent) {
-  const node = document.createElementNS(SVG, name);
-  for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
-  if (parent) parent.appendChild(node);
-  return node;
+// --- geometry ---------------------------------------------------------------------------------
+
+const geometries = new Map();
+
+// Where everything goes when ``bottom``'s arm is at the bottom and the panels are placed
+// ``mode`` ("side": at each arm's right hand; "outward": beyond each arm).
+export function geometry(data, bottom, mode) {
+  const key = `${data.key}/${bottom}/${mode}`;
+  if (!geometries.has(key)) geometries.set(key, makeGeometry(data, bottom, mode));
+  return geometries.get(key);
 }
 
-export class BoardView {
-  constructor(container, data, handlers) {
-    this.data = data;
-    this.handlers = handlers; // { click(station), drop(from, to) }
-    this.byId = new Map(data.stations.map((s) => [s.id, s]));
-    this.svg = el("svg", { class: "board", role: "img" }, container);
-    this.viewer = null;
-    this.dragFrom = null;
-    this.svg.addEventListener("pointerup", () => { this.dragFrom = null; });
+function makeGeometry(data, bottom, mode) {
+  const all = data.stations;
+  const cx = all.reduce((a, s) => a + s.xy[0], 0) / all.length;
+  const cy = all.reduce((a, s) => a + s.xy[1], 0) / all.length;
+  const armOf = (seat) => all.filter((s) => s.seat === seat);
+  const mean = (list) => [list.reduce((a, s) => a + s.xy[0], 0) / list.length, list.reduce((a, s) => a + s.xy[1], 0) / list.length];
+  const [ax, ay] = mean(armOf(bottom));
+  const angle = Math.PI / 2 - Math.atan2(ay - cy, ax - cx);
+  const cos = Math.cos(angle), sin = Math.sin(angle);
+  const points = new Map();
+  for (const s of all) {
+    const dx = s.xy[0] - cx, dy = s.xy[1] - cy;
+    points.set(s.id, [dx * cos - dy * sin, dx * sin + dy * cos]);
   }
+  const arms = new Map();
+  for (const seat of data.seats) {
+    const ids = armOf(seat).map((s) => s.id);
+    const pts = ids.map((id) => points.get(id));
+    const centroid = [pts.reduce((a, p) => a + p[0], 0) / pts.length, pts.reduce((a, p) => a + p[1], 0) / pts.length];
+    const byRowCol = new Map(armOf(seat).map((s) => [`${s.row}${s.col}`, points.get(s.id)]));
+    const corners = ["11", "15", "65", "61"].map((rc) => {
+      const [x, y] = byRowCol.get(rc);
+      const dx = x - centroid[0], dy = y - centroid[1], d = Math.hypot(dx, dy);
+      return [x + (dx / d) * 0.75, y + (dy / d) * 0.75];
+    });
+    arms.set(seat, { ids, centroid, corners });
+  }
+  const occupied = [...points.values()];
+  const panels = new Map();
+  const [w, h] = PANEL[mode];
+  for (const seat of data.seats) {
+    const { centroid } = arms.get(seat);
+    const d = Math.hypot(centroid[0], centroid[1]) || 1;
+    const u = [centroid[0] / d, centroid[1] / d]; // outward from the centre
+    const dir = mode === "outward" ? u : [u[1], -u[0]]; // the owner's right hand, facing the centre
+    for (let r = 0; r < 30; r += 0.1) {
+      const box = { x: centroid[0] + dir[0] * r - w / 2, y: centroid[1] + dir[1] * r - h / 2, w, h };
+      const clear = occupied.every(([x, y]) => x < box.x - 0.5 || x > box.x + w + 0.5 || y < box.y - 0.5 || y > box.y + h + 0.5)
+        && [...panels.values()].every((o) => box.x > o.x + o.w + 0.2 || box.x + w < o.x - 0.2 || box.y > o.y + o.h + 0.2 || box.y + h < o.y - 0.2);
+      if (clear) { panels.set(seat, box); break; }
+    }
+  }
+  const xs = [], ys = [];
+  for (const [x, y] of occupied) { xs.push(x - 0.8, x + 0.8); ys.push(y - 0.8, y + 0.8); }
+  for (const b of panels.values()) { xs.push(b.x - 0.15, b.x + b.w + 0.15); ys.push(b.y - 0.15, b.y + b.h + 0.15); }
+  const minX = Math.min(...xs), minY = Math.min(...ys);
+  const box = [minX, minY, Math.max(...xs) - minX, Math.max(...ys) - minY];
+  return { data, bottom, mode, points, arms, panels, box };
+}
 
-  // The turn that brings the viewer's arm to the bottom of the screen.
-  turnFor(viewer) {
-    const xs = this.data.stations.map((s) => s.xy);
-    const cx = xs.reduce((a, p) => a + p[0], 0) / xs.length;
-    const cy = xs.reduce((a, p) => a + p[1], 0) / xs.length;
-    const arm = this.data.stations.filter((s) => s.seat === (viewer ?? 0));
-    const ax = arm.reduce((a, s) => a + s.xy[0], 0) / arm.length;
-    const ay = arm.reduce((a, s) => a + s.xy[1], 0) / arm.length;
-    const angle = Math.PI / 2 - Math.atan2(ay - cy, ax - cx);
-    return { cx, cy, cos: Math.cos(angle), sin: Math.sin(angle) };
+// The placement of panels that shows the board biggest in a box of ``width`` × ``height`` CSS
+// px, and the pixels per board unit it gives.
+export function bestGeometry(data, bottom, width, height) {
+  let best = null;
+  for (const mode of ["side", "outward"]) {
+    const g = geometry(data, bottom, mode);
+    const scale = Math.min(width / g.box[2], height / g.box[3]);
+    if (!best || scale > best.scale * 1.02) best = { geometry: g, scale };
   }
+  return best;
+}
 
-  point(id) {
-    const [x, y] = this.byId.get(id).xy;
-    const r = this.turn;
-    const dx = x - r.cx, dy = y - r.cy;
-    return [(dx * r.cos - dy * r.sin) * UNIT, (dx * r.sin + dy * r.cos) * UNIT];
-  }
+// --- drawing ----------------------------------------------------------------------------------
 
-  render(viewer, pieces, marks = {}) {
-    this.turn = this.turnFor(viewer);
-    const svg = this.svg;
-    svg.replaceChildren();
-    const pts = this.data.stations.map((s) => this.point(s.id));
-    const xs = pts.map((p) => p[0]), ys = pts.map((p) => p[1]);
-    const pad = UNIT;
-    const box = [Math.min(...xs) - pad, Math.min(...ys) - pad,
-      Math.max(...xs) - Math.min(...xs) + 2 * pad, Math.max(...ys) - Math.min(...ys) + 2 * pad];
-    svg.setAttribute("viewBox", box.join(" "));
-    const edges = el("g", { class: "edges" }, svg);
-    for (const [a, b] of this.data.road) {
-      const [x1, y1] = this.point(a), [x2, y2] = this.point(b);
-      el("line", { x1, y1, x2, y2, class: "road" }, edges);
+const at = (g, id) => { const [x, y] = g.points.get(id); return [x * UNIT, y * UNIT]; };
+
+function edges(g) {
+  const { data } = g;
+  const byId = new Map(data.stations.map((s) => [s.id, s]));
+  const roads = data.road.map(([a, b]) => {
+    const [x1, y1] = at(g, a), [x2, y2] = at(g, b);
+    return svg`<line class="road" x1=${x1} y1=${y1} x2=${x2} y2=${y2}></line>`;
+  });
+  const rails = data.rail.map(([a, b]) => {
+    const sa = byId.get(a), sb = byId.get(b);
+    const [x1, y1] = at(g, a), [x2, y2] = at(g, b);
+    let d = `M${x1},${y1} L${x2},${y2}`;
+    if (sa.seat !== null && sb.seat !== null && sa.seat !== sb.seat && data.key !== "liangguo") {
+      const mx = (x1 + x2) / 2, my = (y1 + y2) / 2, k = 0.35; // an arc 弧形铁路, bent outward
+      d = `M${x1},${y1} Q${mx * (1 + k)},${my * (1 + k)} ${x2},${y2}`;
     }
-    for (const [a, b] of this.data.rail) {
-      const sa = this.byId.get(a), sb = this.byId.get(b);
-      const [x1, y1] = this.point(a), [x2, y2] = this.point(b);
-      if (sa.seat !== null && sb.seat !== null && sa.seat !== sb.seat && this.data.key !== "liangguo") {
-        // an arc 弧形铁路: bend it away from the centre
-        const mx = (x1 + x2) / 2, my = (y1 + y2) / 2, k = 0.35;
-        el("path", { d: `M${x1},${y1} Q${mx * (1 + k)},${my * (1 + k)} ${x2},${y2}`, class: "rail" }, edges);
-      } else {
-        el("line", { x1, y1, x2, y2, class: "rail" }, edges);
-      }
+    return svg`<path class="rail-bed" d=${d}></path><path class="rail-ties" d=${d}></path>`;
+  });
+  return svg`<g class="edges">${roads}${rails}</g>`;
+}
+
+function stations(g) {
+  return g.data.stations.map((s) => {
+    const [x, y] = at(g, s.id);
+    if (s.kind === "camp") return svg`<circle class="station camp" cx=${x} cy=${y} r=${UNIT * 0.36}></circle>`;
+    if (s.kind === "hq") {
+      return svg`<rect class="station hq" x=${x - 17} y=${y - 12} width="34" height="24" rx="9"></rect>
+        <text class="hq-label" x=${x} y=${y + 4}>营</text>`;
     }
-    const stations = el("g", { class: "stations" }, svg);
-    for (const s of this.data.stations) {
-      const [x, y] = this.point(s.id);
-      const classes = [s.kind, marks.targets?.has(s.id) ? "target" : "",
-        marks.problems?.has(s.id) ? "problem" : "", marks.last?.includes(s.id) ? "last" : ""].join(" ");
-      if (s.kind === "camp") el("circle", { cx: x, cy: y, r: 13, class: `station ${classes}` }, stations);
-      else el("rect", { x: x - 15, y: y - 10, width: 30, height: 20, rx: s.kind === "hq" ? 8 : 2,
-        class: `station ${classes}` }, stations);
+    return svg`<rect class="station post" x=${x - 14} y=${y - 9} width="28" height="18" rx="2"></rect>`;
+  });
+}
+
+function armTints(g, colourOf) {
+  return [...g.arms].map(([seat, arm]) => {
+    const pts = arm.corners.map(([x, y]) => `${x * UNIT},${y * UNIT}`).join(" ");
+    return svg`<polygon class="arm" points=${pts} style=${`fill:${colourOf(seat)}`}></polygon>`;
+  });
+}
+
+function piece(g, p, model) {
+  const [x, y] = at(g, p.station);
+  const slide = model.slide?.target === p.station ? model.slide : null;
+  let inner;
+  if (p.faceDown) {
+    inner = svg`<rect class="back" x="-17" y="-11.5" width="34" height="23" rx="3"></rect>
+      <path class="back-mark" d="M-9,-5 L9,5 M-9,5 L9,-5"></path>`;
+  } else {
+    const colour = p.army === null || p.army === undefined ? NEUTRAL : ARMY_COLOURS[p.army];
+    inner = svg`<rect class=${`face${p.gold ? " gold" : ""}${p.mine ? " mine" : ""}`} x="-17" y="-11.5" width="34" height="23" rx="3" style=${`fill:${colour}`}></rect>
+      ${p.label ? svg`<text class="label" y="4.6">${p.label}</text>` : nothing}
+      ${p.carrying ? svg`<text class="carry" x="13" y="-6">⚑</text>` : nothing}`;
+  }
+  const classes = `piece${model.selected === p.station ? " selected" : ""}${model.flippable?.has(p.station) ? " flippable" : ""}`;
+  return svg`<g class=${classes} transform=${`translate(${x},${y})`} data-piece=${p.station}
+      data-army=${p.army ?? ""} data-rank=${p.rank ?? ""}>
+    ${slide ? svg`<g class="slide" style=${`--dx:${slide.dx}px;--dy:${slide.dy}px`}>${inner}</g>` : inner}
+  </g>`;
+}
+
+function marks(g, model) {
+  const out = [];
+  for (const m of model.last ?? []) {
+    const [ox, oy] = at(g, m.origin), [tx, ty] = at(g, m.target);
+    if (m.latest && m.origin !== m.target) {
+      out.push(svg`<line class="last-arrow" x1=${ox} y1=${oy} x2=${tx} y2=${ty} style=${`stroke:${m.colour}`}></line>`);
     }
-    const layer = el("g", { class: "pieces" }, svg);
-    const move = marks.animate; // the last move: slide the piece from where it came
-    for (const p of pieces) {
-      const [x, y] = this.point(p.station);
-      const from = move && move.target === p.station ? this.point(move.origin) : [x, y];
-      const g = el("g", { class: `piece${marks.selected === p.station ? " selected" : ""}`,
-        "data-station": p.station, transform: `translate(${from[0]},${from[1]})` }, layer);
-      if (from[0] !== x || from[1] !== y) {
-        requestAnimationFrame(() => requestAnimationFrame(() => g.setAttribute("transform", `translate(${x},${y})`)));
-      }
-      const colour = p.face_down ? "#7f8c8d" : ARMY_COLOURS[p.army ?? p.seat ?? 0];
-      el("rect", { x: -17, y: -11, width: 34, height: 22, rx: 3, fill: colour,
-        class: p.gold ? "gold" : "" }, g);
-      const label = el("text", { x: 0, y: 5, "text-anchor": "middle" }, g);
-      label.textContent = p.face_down ? "" : p.rank ? RANK_SHORT[p.rank] : "";
-      if (p.carrying_flag) el("circle", { cx: 14, cy: -9, r: 4, class: "carried" }, g);
+    if (m.origin !== m.target) {
+      out.push(svg`<rect class="last-from" x=${ox - 19} y=${oy - 13.5} width="38" height="27" rx="4" style=${`stroke:${m.colour}`}></rect>`);
     }
-    if (move && move.outcome) {
-      // a fight: flash where it happened; the colour tells who died
-      const [x, y] = this.point(move.target);
-      el("circle", { cx: x, cy: y, r: 22, class: `boom ${move.outcome}` }, svg);
-    }
-    const hits = el("g", { class: "hits" }, svg);
-    for (const s of this.data.stations) {
-      const [x, y] = this.point(s.id);
-      const hit = el("circle", { cx: x, cy: y, r: 17, class: "hit", "data-station": s.id,
-        tabindex: "0", role: "button", "aria-label": s.id }, hits);
-      hit.addEventListener("keydown", (e) => {
-        if (e.key === "Enter" || e.key === " ") { e.preventDefault(); this.handlers.click(s.id); }
-      });
-      hit.addEventListener("pointerdown", (e) => { this.dragFrom = s.id; e.preventDefault(); });
-      hit.addEventListener("pointerup", (e) => {
-        const from = this.dragFrom;
-        this.dragFrom = null;
-        e.stopPropagation();
-        if (from && from !== s.id) this.handlers.drop(from, s.id);
-        else this.handlers.click(s.id);
-      });
+    out.push(svg`<rect class=${`last-to${m.latest ? " latest" : ""}`} x=${tx - 20} y=${ty - 14.5} width="40" height="29" rx="4"
+      style=${`stroke:${m.colour}`} data-last=${m.seat}></rect>`);
+  }
+  for (const [station, kind] of model.flags ?? []) {
+    const [x, y] = at(g, station);
+    out.push(svg`<g class=${`flag-mark ${kind}`} transform=${`translate(${x},${y})`} data-flag=${station}>
+      <rect x="-20" y="-14.5" width="40" height="29" rx="4"></rect>
+      <circle cx="15" cy="-12" r="7"></circle><text x="15" y="-8.5">${kind === "raised" ? "升" : "亮"}</text></g>`);
+  }
+  for (const [station, codes] of model.problems ?? []) {
+    const [x, y] = at(g, station);
+    out.push(svg`<g class="problem-mark" transform=${`translate(${x},${y})`} data-problem=${station}>
+      <title>${codes.join("\n")}</title>
+      <rect x="-20" y="-14.5" width="40" height="29" rx="4"></rect>
+      <circle cx="-15" cy="-12" r="7"></circle><text x="-15" y="-8.5">!</text></g>`);
+  }
+  if (model.selected) {
+    const [x, y] = at(g, model.selected);
+    out.push(svg`<rect class="selected-mark" x=${x - 21} y=${y - 15.5} width="42" height="31" rx="5"></rect>`);
+  }
+  for (const [station, kind] of model.targets ?? []) {
+    const [x, y] = at(g, station);
+    if (kind === "attack") {
+      out.push(svg`<g class="attack-mark" transform=${`translate(${x},${y})`} data-target=${station} data-kind="attack">
+        <path d="M-22,-9 V-16 H-14 M14,-16 H22 V-9 M22,9 V16 H14 M-14,16 H-22 V9"></path>
+        <text class="attack-sign" x="0" y="-19">⚔</text></g>`);
+    } else if (kind === "raise") {
+      out.push(svg`<g class="raise-mark" transform=${`translate(${x},${y})`} data-target=${station} data-kind="raise">
+        <rect x="-21" y="-15.5" width="42" height="31" rx="5"></rect></g>`);
+    } else {
+      out.push(svg`<circle class="move-dot" cx=${x} cy=${y} r="7" data-target=${station} data-kind="move"></circle>`);
     }
   }
+  return out;
+}
+
+function fights(g, model) {
+  return repeat(model.fights ?? [], (f) => f.key, (f) => {
+    const [x, y] = at(g, f.station);
+    const up = y - 42 < g.box[1] * UNIT ? 44 : -44; // below the station if it would leave the board
+    return svg`<g class=${`fight ${f.outcome}`} transform=${`translate(${x},${y})`} data-fight=${f.outcome}>
+      <circle class="burst" r="22"></circle>
+      <g transform=${`translate(0,${up})`}>
+        <rect x="-62" y="-17" width="124" height="34" rx="6"></rect>
+        <text class="fight-ranks" y="-2">${f.ranks}</text>
+        <text class="fight-outcome" y="12">${f.text}</text>
+      </g></g>`;
+  });
+}
+
+function button(x, y, w, label, action, seat) {
+  return svg`<g class="svg-button" role="button" tabindex="0" data-action=${action} data-seat-action=${seat}
+      transform=${`translate(${x},${y})`}>
+    <rect width=${w} height="26" rx="5"></rect><text x=${w / 2} y="18">${label}</text></g>`;
+}
+
+function panel(g, p) {
+  const box = g.panels.get(p.seat);
+  if (!box) return nothing;
+  const x = box.x * UNIT, y = box.y * UNIT, w = box.w * UNIT, h = box.h * UNIT;
+  const compact = g.mode === "outward";
+  const clock = p.clock;
+  const classes = ["seat-panel", p.toMove ? "to-move" : "", p.you ? "you" : "", p.eliminated ? "eliminated" : "",
+    clock && clock.left <= 10 ? "urgent" : "", p.empty ? "empty" : ""].join(" ");
+  const line = (n) => (compact ? 24 + n * 34 : 30 + n * 27);
+  const badge = p.badge ? svg`<text class="badge" x="22" y="29">${p.badge}</text>` : nothing;
+  const status = p.status.map((s, i) => svg`<tspan class=${s.kind ?? ""} dx=${i ? 8 : 0}>${s.text}</tspan>`);
+  const buttonsY = compact ? 36 : p.empty ? 50 : 96;
+  const buttons = (p.buttons ?? []).map((b, i) => button(46 + i * 96, buttonsY, 88, b.label, b.action, p.seat));
+  const showStatus = !p.empty && !(compact && buttons.length);
+  return svg`<g class=${classes} data-seat=${p.seat} transform=${`translate(${x},${y})`}
+      style=${`--seat:${p.colour}`}>
+    <rect class="panel-bg" width=${w} height=${h} rx="10"></rect>
+    <rect class="swatch" x="8" y="8" width="28" height="28" rx="6"></rect>${badge}
+    <text class="seat-name" x="46" y=${line(0)}>${p.name}${p.you ? svg`<tspan class="you-tag" dx="6">(${p.youLabel})</tspan>` : nothing}</text>
+    ${compact ? nothing : svg`<text class="seat-title" x="46" y=${line(1)}>${p.title}</text>`}
+    ${showStatus ? svg`<text class="seat-status" x=${compact ? 46 : 10} y=${compact ? line(1) : line(2)}>${compact ? `${p.title}  ` : ""}${status}</text>` : nothing}
+    ${buttons}
+    ${clock ? svg`<text class="clock" x=${w - 12} y=${compact ? line(1) : h - 16}>${clock.label}</text>
+      <rect class="clock-bar" x="0" y=${h - 5} width=${w * Math.max(0, Math.min(1, clock.fraction))} height="5" rx="2"></rect>` : nothing}
+  </g>`;
+}
+
+// The whole board: ``model`` holds what to draw (see table.js), ``on`` the handlers
+// { station(id), drop(from, to), zoom(x, y) (a tap on a board too small to touch),
+//   seat(seat) (a click on a seat's panel), panelAction(seat, action) (a panel's button) }.
+export function boardView(g, model, on) {
+  const [bx, by, bw, bh] = g.box.map((v) => v * UNIT);
+  return svg`<svg class=${`board board-${g.data.key}${model.interactive ? "" : " overview"}`} viewBox=${`${bx} ${by} ${bw} ${bh}`}
+      role="group" aria-label=${model.label ?? ""}
+      @pointerdown=${(e) => pointerDown(e, model)} @pointermove=${pointerMove} @pointerup=${(e) => pointerUp(e, model, on)}
+      @pointercancel=${pointerCancel} @keydown=${(e) => keyDown(e, on)}>
+    <rect class="felt" x=${bx} y=${by} width=${bw} height=${bh} rx="12"></rect>
+    <g class="arms">${armTints(g, model.colourOf)}</g>
+    ${edges(g)}
+    ${g.data.key === "liangguo" ? svg`<text class="mountain" x="0" y="6">山 界</text>` : nothing}
+    <g class="stations">${stations(g)}</g>
+    <g class="pieces">${repeat(model.pieces, (p) => (model.slide?.target === p.station ? `${p.station}#${model.slide.key}` : p.station), (p) => piece(g, p, model))}</g>
+    <g class="marks">${marks(g, model)}</g>
+    <g class="fights">${fights(g, model)}</g>
+    <g class="panels">${(model.panels ?? []).map((p) => panel(g, p))}</g>
+    <g class="hits">${g.data.stations.map((s) => {
+      const [x, y] = at(g, s.id);
+      const drag = model.draggable?.has(s.id);
+      return svg`<circle class=${`hit${drag ? " drag" : ""}`} cx=${x} cy=${y} r=${UNIT / 2} data-station=${s.id}
+        tabindex=${model.interactive ? "0" : "-1"} role="button" aria-label=${s.id}></circle>`;
+    })}</g>
+    <g class="ghost" pointer-events="none"></g>
+  </svg>`;
+}
+
+// --- clicks, drags and taps -------------------------------------------------------------------
+
+let press = null; // { station, x, y, id, draggable, dragging, pan, svg }
+
+function userPoint(svgEl, e) {
+  const m = svgEl.getScreenCTM().inverse();
+  return [e.clientX * m.a + e.clientY * m.c + m.e, e.clientX * m.b + e.clientY * m.d + m.f];
+}
+
+// The board takes every touch itself (touch-action: none): a drag from a piece that may move
+// moves it, any other drag pans the zoomed board (or the page), a tap is a click.
+function pointerDown(e, model) {
+  if (e.button > 0) return;
+  const svgEl = e.currentTarget;
+  if (e.target.closest?.(".svg-button")) { press = null; return; }
+  const station = e.target.closest?.("[data-station]")?.dataset.station ?? null;
+  const box = svgEl.closest(".board-box");
+  const panel = e.target.closest?.(".seat-panel")?.dataset.seat;
+  press = { station, panel, x: e.clientX, y: e.clientY, id: e.pointerId, dragging: false, svg: svgEl,
+    draggable: Boolean(station && model.interactive && model.draggable?.has(station)),
+    pan: { box, left: box?.scrollLeft ?? 0, top: box?.scrollTop ?? 0, page: scrollY } };
+  svgEl.setPointerCapture(e.pointerId);
+  e.preventDefault();
+}
+
+function pointerMove(e) {
+  if (!press || e.pointerId !== press.id) return;
+  const dx = e.clientX - press.x, dy = e.clientY - press.y;
+  if (!press.dragging && Math.hypot(dx, dy) < 8) return;
+  if (!press.draggable) { // pan
+    press.dragging = true;
+    const { box } = press.pan;
+    if (box && box.classList.contains("zoomed")) {
+      box.scrollLeft = press.pan.left - dx;
+      box.scrollTop = press.pan.top - dy;
+    } else {
+      scrollTo(scrollX, press.pan.page - dy);
+    }
+    return;
+  }
+  const ghost = press.svg.querySelector(".ghost");
+  if (!press.dragging) {
+    press.dragging = true;
+    const source = press.svg.querySelector(`[data-piece="${CSS.escape(press.station)}"]`);
+    ghost.replaceChildren();
+    if (source) ghost.appendChild(source.cloneNode(true));
+    press.svg.classList.add("dragging");
+  }
+  const [x, y] = userPoint(press.svg, e);
+  ghost.firstChild?.setAttribute("transform", `translate(${x},${y}) scale(1.15)`);
+}
+
+function pointerUp(e, model, on) {
+  const button = e.target.closest?.(".svg-button");
+  if (button && !press?.dragging) { on.panelAction?.(Number(button.dataset.seatAction), button.dataset.action); return; }
+  const start = press;
+  press = null;
+  const svgEl = e.currentTarget;
+  svgEl.classList.remove("dragging");
+  svgEl.querySelector(".ghost")?.replaceChildren();
+  if (!start || e.pointerId !== start.id) return;
+  const moved = start.dragging;
+  if (!model.interactive) {
+    if (!moved && on.zoom) {
+      const [x, y] = userPoint(svgEl, e);
+      on.zoom(x / UNIT, y / UNIT);
+    }
+    return;
+  }
+  if (moved && start.draggable) {
+    const under = document.elementFromPoint(e.clientX, e.clientY)?.closest?.("[data-station]");
+    const target = under?.dataset.station;
+    if (target && target !== start.station) on.drop(start.station, target);
+    return;
+  }
+  if (!moved && start.station) on.station(start.station);
+  else if (!moved && start.panel !== undefined) on.seat?.(Number(start.panel));
+}
+
+function pointerCancel(e) {
+  if (press) press.svg.classList.remove("dragging");
+  e.currentTarget.querySelector(".ghost")?.replaceChildren();
+  press = null;
+}
+
+function keyDown(e, on) {
+  if (e.key !== "Enter" && e.key !== " ") return;
+  const button = e.target.closest?.(".svg-button");
+  const hit = e.target.closest?.("[data-station]");
+  if (!button && !hit) return;
+  e.preventDefault();
+  if (button) on.panelAction?.(Number(button.dataset.seatAction), button.dataset.action);
+  else on.station(hit.dataset.station);
 }

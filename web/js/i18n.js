@@ -1,54 +1,219 @@
-// Words of the interface in Chinese (default) and English. Piece names stay Chinese on the board.
+// Every word of the interface in Chinese (the default) and English: labels, ranks, reasons,
+// problems and errors. A server error is shown by its code, never as the server's own text.
 
 const WORDS = {
   zh: {
     title: "军棋", guest: "游客进入", login: "登录", register: "注册", name: "名字", password: "密码",
-    lobby: "大厅", rooms: "房间", create: "开新桌", sit: "坐下", watch: "旁观", stand: "站起",
-    ready: "开始", unready: "取消", leave: "离开", seat: "座位", empty: "空位", status: "状态",
-    waiting: "等待", playing: "进行中", finished: "已结束", profile: "我的战绩", points: "积分",
-    titleOf: "军衔", record: "胜/负/和", chat: "聊天", send: "发送", auto: "自动布局",
-    confirm: "出征", check: "检查", save: "保存布局", load: "调入布局", export: "导出", import: "导入",
-    deploying: "布阵", picking: "选色", redealing: "重新发牌?", bidding: "叫分",
-    draw: "求和", accept: "同意", decline: "拒绝", surrender: "投降", yourTurn: "轮到你走",
-    toMove: "走棋", skips: "超时", away: "掉线", out: "出局", result: "结果", win: "胜",
-    loss: "负", drawn: "和", escape: "逃跑", unscored: "不计", replay: "复盘", prev: "上一步",
-    next: "下一步", share: "分享链接", back: "返回大厅", pass: "不叫", redeal: "要求重发",
-    keep: "不用", raise: "升军旗", problems: "布局问题", spectators: "旁观聊天", language: "English",
-    games: "最近对局", deadline: "剩余", options: "桌规", moveSeconds: "每步秒数",
-    playNow: "马上开始 (机器人)", addBot: "加机器人", standIn: "托管", botLevel: "机器人水平",
-    information: "明暗", hidden: "暗棋", partnersOpen: "双明", open: "明棋", scouting: "工兵侦察",
-    leaderboard: "排行榜", myGames: "我的对局", escapeWarning: "逃跑警告: 再逃跑将被禁止入座",
-    escapeBan: "逃跑过多, 暂停入座至",
+    signInHint: "名字 2–32 个字，密码至少 6 位", lobby: "大厅", create: "开新桌", sit: "坐下",
+    watch: "旁观", stand: "站起", ready: "开始", unready: "取消准备", leave: "离开",
+    empty: "空位", waiting: "等待中", playing: "对局中", finished: "已结束", profile: "我的战绩",
+    points: "积分", titleOf: "军衔", record: "胜/负/和", chat: "聊天", send: "发送",
+    auto: "自动布局", confirm: "出征", save: "保存布局", load: "调入布局", export: "导出",
+    import: "导入", deploying: "布阵", picking: "选色", redealing: "重新发牌?", bidding: "叫分",
+    draw: "求和", accept: "同意", decline: "拒绝", surrender: "投降", yourTurn: "轮到你走棋",
+    waitingFor: "等待 {name} 走棋", out: "出局", result: "结果", win: "胜", loss: "负",
+    drawn: "和", escape: "逃跑", unscored: "不计", replay: "复盘", prev: "上一步", next: "下一步",
+    first: "开始", last: "最后", share: "分享链接", back: "返回大厅", pass: "不叫",
+    redeal: "要求重发", keep: "不用重发", problems: "布局问题", language: "English",
+    games: "最近对局", options: "桌规", moveSeconds: "每步秒数", playNow: "马上开始",
+    playBots: "和机器人玩", addBot: "加机器人", removeBot: "请走机器人", standIn: "掉线时由机器人托管",
+    botLevel: "机器人水平", information: "明暗", hidden: "暗棋", partnersOpen: "双明", open: "明棋",
+    scouting: "工兵侦察", leaderboard: "排行榜", myGames: "我的对局",
+    escapeWarning: "逃跑警告: 再逃跑将被禁止入座", escapeBan: "逃跑过多, 暂停入座至",
+    easy: "初级", normal: "中级", hard: "高级", bot: "机器人", you: "你", partner: "队友",
+    online: "在线", away: "掉线 {s}s", stoodIn: "托管中", deployed: "已出征", deploying_: "布阵中",
+    isReady: "已准备", notReady: "未准备", skipsUsed: "超时 {n}/{max}", banker: "庄家",
+    idle: "闲家", team: "{t}方", toMoveClock: "{s}s", standInOn: "托管", standInOff: "取消托管",
+    zoomIn: "放大", zoomOut: "全图", swapSeat: "换座", viewFrom: "从此方看",
+    pickTitle: "选择颜色", pickOrder: "选色顺序", pickYours: "请选择你的颜色",
+    pickWait: "等待 {name} 选择颜色", pickLast: "最后一色归桌主 {name}", picked: "已选",
+    pickBlind: "盲选: 选色后才发牌",
+    redealTitle: "是否要求重发?", redealMay: "你的手牌没有司令、军长、师长，可以要求重发",
+    redealMayNot: "你的手牌有大子，不能要求重发", redealWait: "等待其他玩家决定",
+    answered: "已答复", thinking: "考虑中", hand: "你的手牌",
+    bidTitle: "叫分", bidWait: "等待 {name} 叫分", bidYours: "请叫分", bid1: "灭一家",
+    bid2: "灭二家", bid3: "灭三家", noBid: "—", bidOrder: "叫分顺序",
+    raiseFlag: "你的司令已阵亡: 请点选一个大本营升军旗", deployHint: "点选或拖动两个棋子交换位置",
+    deployDone: "已出征, 等待其他玩家布阵", deployLeft: "布阵剩余 {s}s", layoutLegal: "布局合法",
+    lastLayout: "已调入你上一局的布局", autoLayout: "已自动布局",
+    proposalDraw: "{name} 提议和棋", proposalSurrender: "{name} 请求投降 (需要你同意)",
+    proposalWaiting: "等待答复", draws: "求和 {n}", surrenderIn: "{s}s 后可投降",
+    gameOver: "对局结束", youWon: "你赢了!", youLost: "你输了", isDraw: "和棋",
+    sideWon: "{names} 获胜", playAgain: "再来一局", seeBoard: "查看棋盘", close: "关闭",
+    leaveWarning: "对局进行中, 离开将被判逃跑并扣分。确定离开?", cancel: "取消", sure: "确定离开",
+    offline: "连接中断, 正在重连…", moves: "第 {n} 步", spectators: "旁观 {n}", seat: "座位 {n}",
+    step: "第 {n} / {total} 步", flipped: "翻开", shownFlag: "亮旗", raised: "升旗",
+    noSurrender: "本玩法不能投降", fight: "交战", viewing: "观战中",
+    shareCopied: "链接已复制", saveName: "布局名称", saved: "已保存: {name}",
+    lobbyNote: "选择房间, 开新桌或坐下; 也可以直接和机器人对局",
+    colourRed: "红", colourYellow: "黄", colourGreen: "绿", colourBlue: "蓝",
+    colourless: "未定色", flipHint: "点一个背面的棋子翻开, 或走一步自己颜色的棋子",
+    paused: "对局暂停, 等待掉线的玩家回来", rejoin: "回到对局", history: "棋谱", scoutOff: "不侦察", scoutAll: "全体可见",
+    scoutTeam: "本队可见", deckEngineer: "工兵", fileBad: "布局文件第 {n} 行无法识别", fileUnreadable: "无法读取这个布局文件",
   },
   en: {
     title: "Junqi", guest: "Play as guest", login: "Sign in", register: "Register", name: "Name",
-    password: "Password", lobby: "Lobby", rooms: "Rooms", create: "New table", sit: "Sit",
-    watch: "Watch", stand: "Stand", ready: "Ready", unready: "Not ready", leave: "Leave",
-    seat: "Seat", empty: "empty", status: "Status", waiting: "waiting", playing: "playing",
-    finished: "finished", profile: "My record", points: "Points", titleOf: "Title",
-    record: "W/L/D", chat: "Chat", send: "Send", auto: "Auto layout", confirm: "March (ready)",
-    check: "Check", save: "Save layout", load: "Load layout", export: "Export", import: "Import",
-    deploying: "Deploy", picking: "Pick a colour", redealing: "Redeal?", bidding: "Bid",
-    draw: "Offer draw", accept: "Accept", decline: "Decline", surrender: "Surrender",
-    yourTurn: "Your move", toMove: "to move", skips: "skips", away: "away", out: "out",
+    password: "Password", signInHint: "Name 2–32 characters, password at least 6",
+    lobby: "Lobby", create: "New table", sit: "Sit", watch: "Watch", stand: "Stand up",
+    ready: "Ready", unready: "Not ready", leave: "Leave", empty: "empty", waiting: "waiting",
+    playing: "playing", finished: "finished", profile: "My record", points: "Points",
+    titleOf: "Title", record: "W/L/D", chat: "Chat", send: "Send", auto: "Auto layout",
+    confirm: "March (ready)", save: "Save layout", load: "Load layout", export: "Export",
+    import: "Import", deploying: "Deploy", picking: "Pick a colour", redealing: "Redeal?",
+    bidding: "Bidding", draw: "Offer draw", accept: "Accept", decline: "Decline",
+    surrender: "Surrender", yourTurn: "Your move", waitingFor: "{name} to move", out: "out",
     result: "Result", win: "win", loss: "loss", drawn: "draw", escape: "escape",
-    unscored: "unscored", replay: "Replay", prev: "Back", next: "Forward", share: "Share link",
-    back: "Back to lobby", pass: "Pass", redeal: "Ask for a redeal", keep: "Keep", raise: "Raise flag",
-    problems: "Layout problems", spectators: "Spectator chat", language: "中文",
-    games: "Recent games", deadline: "left", options: "Table rules", moveSeconds: "Seconds a move",
-    playNow: "Play now (with bots)", addBot: "Add a bot", standIn: "Bot stands in for absent players",
-    botLevel: "Bot level",
+    unscored: "unscored", replay: "Replay", prev: "Back", next: "Forward", first: "Start",
+    last: "End", share: "Share link", back: "Back to lobby", pass: "Pass",
+    redeal: "Ask for a redeal", keep: "Keep this hand", problems: "Layout problems",
+    language: "中文", games: "Recent games", options: "Table rules", moveSeconds: "Seconds a move",
+    playNow: "Play now", playBots: "Play with bots", addBot: "Add a bot", removeBot: "Remove bot",
+    standIn: "A bot stands in for absent players", botLevel: "Bot level",
     information: "Information", hidden: "hidden", partnersOpen: "partners open", open: "open",
     scouting: "Engineer scouting", leaderboard: "Leaderboard", myGames: "My games",
     escapeWarning: "Escape warning: escape again and you may not sit for a while",
-    escapeBan: "Too many escapes: no seat at tables until",
+    escapeBan: "Too many escapes: no seat at tables until", easy: "easy", normal: "normal",
+    hard: "hard", bot: "bot", you: "you", partner: "partner", online: "online",
+    away: "away {s}s", stoodIn: "bot plays (托管)", deployed: "deployed", deploying_: "deploying",
+    isReady: "ready", notReady: "not ready", skipsUsed: "timeouts {n}/{max}", banker: "banker",
+    idle: "idle", team: "team {t}", toMoveClock: "{s}s", standInOn: "Bot plays for me",
+    standInOff: "Play myself", zoomIn: "Zoom in", zoomOut: "Whole board", swapSeat: "Swap seats",
+    viewFrom: "View from here", pickTitle: "Pick a colour", pickOrder: "Picking order",
+    pickYours: "Pick your colour", pickWait: "{name} is picking", pickLast: "The last colour goes to the host, {name}",
+    picked: "picked", pickBlind: "Blind pick: hands are dealt after the pick",
+    redealTitle: "Ask for a redeal?", redealMay: "Your hand has no 司令, 军长 or 师长: you may ask for a redeal",
+    redealMayNot: "Your hand holds a big piece: no redeal", redealWait: "Waiting for the others",
+    answered: "answered", thinking: "thinking", hand: "Your hand", bidTitle: "Bidding",
+    bidWait: "{name} is bidding", bidYours: "Your bid", bid1: "Take out 1", bid2: "Take out 2",
+    bid3: "Take out 3", noBid: "—", bidOrder: "Bidding order",
+    raiseFlag: "Your 司令 fell: click one of your HQs to raise the flag there",
+    deployHint: "Click or drag two pieces to swap them", deployDone: "Deployed; waiting for the others",
+    deployLeft: "{s}s to deploy", layoutLegal: "The layout is legal",
+    lastLayout: "Your last game's layout is loaded", autoLayout: "Automatic layout",
+    proposalDraw: "{name} offers a draw", proposalSurrender: "{name} asks to surrender (needs your consent)",
+    proposalWaiting: "waiting for answers", draws: "draw offers {n}", surrenderIn: "surrender in {s}s",
+    gameOver: "Game over", youWon: "You won!", youLost: "You lost", isDraw: "Draw",
+    sideWon: "{names} won", playAgain: "Play again", seeBoard: "See the board", close: "Close",
+    leaveWarning: "The game is on: leaving now is an escape and costs points. Leave?",
+    cancel: "Cancel", sure: "Leave", offline: "Connection lost, reconnecting…", moves: "move {n}",
+    spectators: "{n} watching", seat: "seat {n}", step: "move {n} / {total}", flipped: "flipped",
+    shownFlag: "shown flag", raised: "raised flag", noSurrender: "No surrender in this game",
+    fight: "fight", viewing: "watching", shareCopied: "Link copied", saveName: "Layout name",
+    saved: "Saved: {name}", lobbyNote: "Pick a room, open a table or sit down; or play bots at once",
+    colourRed: "red", colourYellow: "yellow", colourGreen: "green", colourBlue: "blue",
+    colourless: "no colour yet", flipHint: "Click a face-down piece to flip it, or move a piece of your colour",
+    paused: "Paused until the absent player is back", rejoin: "Back to my game", history: "Moves", scoutOff: "off",
+    scoutAll: "shown to all", scoutTeam: "shown to the team", deckEngineer: "engineer", fileBad: "line {n} of the layout file cannot be read",
+    fileUnreadable: "the layout file cannot be read",
   },
 };
 
-export const RANK_SHORT = {
-  supreme_marshal: "帅", field_marshal: "司令", general: "军长", major_general: "师长",
-  brigadier: "旅长", colonel: "团长", major: "营长", captain: "连长", lieutenant: "排长",
-  engineer: "工兵", landmine: "地雷", bomb: "炸弹", flag: "军旗", missile: "导弹", fortress: "堡垒",
+const VARIANTS = {
+  zh: { siguo: "四国军棋", luanzhan: "乱战四国", sandayi: "三打一", sanguo: "三国军棋", liangguo: "二人暗棋", fanqi: "翻棋" },
+  en: { siguo: "Four-player Junqi", luanzhan: "Four-player free-for-all (乱战)", sandayi: "Three against one (三打一)",
+    sanguo: "Three-player Junqi", liangguo: "Two-player Junqi", fanqi: "Flip Junqi (翻棋)" },
+};
+
+// on the board: the Chinese names in both languages, or the numbers English players use
+const RANK_LABEL = {
+  zh: {
+    supreme_marshal: "元帅", field_marshal: "司令", general: "军长", major_general: "师长",
+    brigadier: "旅长", colonel: "团长", major: "营长", captain: "连长", lieutenant: "排长",
+    engineer: "工兵", landmine: "地雷", bomb: "炸弹", flag: "军旗", missile: "导弹", fortress: "堡垒",
+  },
+  en: {
+    supreme_marshal: "41", field_marshal: "40", general: "39", major_general: "38",
+    brigadier: "37", colonel: "36", major: "35", captain: "34", lieutenant: "33",
+    engineer: "Eng", landmine: "Mine", bomb: "Bomb", flag: "Flag", missile: "Msl", fortress: "Fort",
+  },
+};
+
+const RANK_NAME_EN = {
+  supreme_marshal: "supreme marshal", field_marshal: "field marshal", general: "general",
+  major_general: "major general", brigadier: "brigadier", colonel: "colonel", major: "major",
+  captain: "captain", lieutenant: "lieutenant", engineer: "engineer", landmine: "landmine",
+  bomb: "bomb", flag: "flag", missile: "missile", fortress: "fortress",
+};
+
+// officer order, big to small, then the rest (RULES.md §1): how hands and lists are sorted
+export const RANK_ORDER = [
+  "supreme_marshal", "field_marshal", "general", "major_general", "brigadier", "colonel", "major",
+  "captain", "lieutenant", "engineer", "bomb", "landmine", "missile", "fortress", "flag",
+];
+
+const REASONS = {
+  zh: { elimination: "全歼对方", escape: "有人逃跑", no_capture: "久无交战, 判和", move_limit: "步数已满, 判和",
+    agreement: "双方同意和棋", dissolved: "管理员解散" },
+  en: { elimination: "a side was wiped out", escape: "a player escaped", no_capture: "too long without a fight: draw",
+    move_limit: "move limit reached: draw", agreement: "drawn by agreement", dissolved: "dissolved by a moderator" },
+};
+
+const ELIMINATIONS = {
+  zh: { flag_captured: "军旗被夺", no_live_pieces: "无子可用", skips: "超时过多", blocked: "无棋可走",
+    surrender: "投降", escape: "逃跑" },
+  en: { flag_captured: "flag captured", no_live_pieces: "no pieces left", skips: "too many timeouts",
+    blocked: "no legal move", surrender: "surrendered", escape: "escaped" },
+};
+
+const OUTCOMES = {
+  zh: { attacker: "守方阵亡", defender: "攻方阵亡", both: "同归于尽" },
+  en: { attacker: "defender dies", defender: "attacker dies", both: "both die" },
+};
+
+const PROBLEMS = {
+  zh: {
+    unknown_station: "不是本棋盘的位置", outside_own_arm: "棋子只能放在自己的阵地",
+    piece_in_camp: "行营开局必须空着", unknown_rank: "未知的棋子", too_many_pieces: "这种棋子太多了",
+    missing_pieces: "还有棋子没有摆上", empty_station: "阵地上还有空位", flag_not_in_hq: "军旗必须放在大本营",
+    landmine_outside_back_rows: "地雷只能放在最后两排", bomb_in_front_row: "炸弹不能放在第一排",
+    colour_not_in_hand: "手牌中没有这种颜色的棋子",
+  },
+  en: {
+    unknown_station: "not a station of this board", outside_own_arm: "pieces go on your own arm only",
+    piece_in_camp: "camps (行营) start empty", unknown_rank: "unknown piece", too_many_pieces: "too many of this piece",
+    missing_pieces: "some pieces are not placed yet", empty_station: "a station of your arm is empty",
+    flag_not_in_hq: "the flag goes in an HQ (大本营)", landmine_outside_back_rows: "landmines only in the last two rows",
+    bomb_in_front_row: "no bomb in the front row", colour_not_in_hand: "no piece of that colour in your hand",
+  },
+};
+
+const ERRORS = {
+  zh: {
+    bad_json: "消息格式错误", bad_message: "消息格式错误", too_large: "消息太长", no_room: "没有这个房间",
+    room_full: "房间已满, 请换一个房间", no_table: "这张桌子已经不在了", bad_seat: "这个座位不能坐",
+    seat_taken: "这个座位已经有人了", game_running: "对局进行中, 现在不能换座", not_seated: "请先坐下",
+    not_playing: "现在没有你的对局", stale_version: "局面已变化, 请再试一次", not_allowed: "你不能这样做",
+    not_your_seat: "这不是你的座位", not_your_turn: "还没轮到你", stood_in: "机器人正在托管, 请先取消托管",
+    paused: "对局暂停中, 等待掉线的玩家", illegal: "规则不允许这样走", illegal_layout: "布局不合法",
+    malformed: "无法识别的操作", too_long: "太长了", rate_limited: "操作太频繁, 请稍等",
+    escape_ban: "逃跑过多, 暂时不能入座", wrong_channel: "聊天频道不对", muted: "你已被禁言",
+    not_owner: "只有室主或管理员可以这样做", moved: "桌子正在转移, 请稍后再试",
+    unavailable: "服务器暂时无法保存, 请再试一次", bad_options: "桌规设置不正确", bad_level: "没有这个机器人水平",
+    unauthorized: "名字或密码不对", forbidden: "你被禁止登录", conflict: "这个名字已经有人用了",
+    validation: "输入不正确: {field}", network: "网络错误, 请重试", server: "服务器出错了, 请重试",
+    name_taken: "这个名字已经有人用了", layout_exists: "你已经有同名的布局",
+  },
+  en: {
+    bad_json: "malformed message", bad_message: "malformed message", too_large: "message too long",
+    no_room: "no such room", room_full: "the room is full: try another", no_table: "that table is gone",
+    bad_seat: "you cannot sit there", seat_taken: "that seat is taken", game_running: "the game is on: seats stay",
+    not_seated: "sit down first", not_playing: "you have no game running here", stale_version: "the board changed: try again",
+    not_allowed: "you may not do that", not_your_seat: "that is not your seat", not_your_turn: "it is not your turn",
+    stood_in: "a bot plays for you: take the seat back first", paused: "the game waits for a player to come back",
+    illegal: "the rules do not allow that", illegal_layout: "the layout is not legal", malformed: "unreadable action",
+    too_long: "too long", rate_limited: "too fast: wait a little", escape_ban: "too many escapes: no seat for a while",
+    wrong_channel: "wrong chat channel", muted: "you are muted", not_owner: "only the room owner or an admin may",
+    moved: "the table is moving: try again in a moment", unavailable: "the server could not keep that: try again",
+    bad_options: "the table rules are not valid", bad_level: "no such bot level",
+    unauthorized: "wrong name or password", forbidden: "you may not sign in", conflict: "that name is taken",
+    validation: "invalid input: {field}", network: "network error: try again", server: "server error: try again",
+    name_taken: "that name is taken", layout_exists: "you have a layout of that name already",
+  },
+};
+
+const FIELDS = {
+  zh: { name: "名字", password: "密码", text: "内容" },
+  en: { name: "name", password: "password", text: "text" },
 };
 
 export function language() {
@@ -57,8 +222,31 @@ export function language() {
 
 export function toggleLanguage() {
   localStorage.setItem("junqi.lang", language() === "zh" ? "en" : "zh");
+  document.documentElement.lang = language();
 }
 
-export function t(key) {
-  return WORDS[language()][key] ?? key;
+// A word, with {placeholders} filled from ``values``.
+export function t(key, values = {}) {
+  const text = WORDS[language()][key] ?? WORDS.zh[key] ?? key;
+  return text.replace(/\{(\w+)\}/g, (_, name) => String(values[name] ?? ""));
+}
+
+export const variantName = (key) => VARIANTS[language()][key] ?? key;
+export const rankLabel = (rank) => RANK_LABEL[language()][rank] ?? "";
+export const rankName = (rank) => (language() === "zh" ? RANK_LABEL.zh[rank] : RANK_NAME_EN[rank]) ?? "?";
+export const reasonText = (reason) => REASONS[language()][reason] ?? reason;
+export const eliminationText = (reason) => ELIMINATIONS[language()][reason] ?? reason;
+export const outcomeText = (outcome) => OUTCOMES[language()][outcome] ?? outcome;
+export const problemText = (code) => PROBLEMS[language()][code] ?? code;
+export const colourName = (army) => t(["colourRed", "colourYellow", "colourGreen", "colourBlue"][army] ?? "colourless");
+
+// A server error (a socket error code, or a REST status and body) in the player's words.
+export function errorText(error) {
+  const words = ERRORS[language()];
+  const code = error?.code;
+  if (code === "validation") {
+    const field = FIELDS[language()][error.field] ?? error.field ?? "";
+    return words.validation.replace("{field}", field);
+  }
+  return words[code] ?? words.server;
 }

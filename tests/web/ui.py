@@ -1,0 +1,301 @@
+"""Driving the web client as a player does, in Debian's Chromium through Playwright: clicks and
+taps on the stations (``data-station``) and buttons only, never a socket of the test's own.
+The page's state (``window.junqi``) is read to choose what to click, and checks look at what is
+drawn: where the board and the seat panels are, what lies on top of what."""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from playwright.sync_api import Browser, Page, ViewportSize, sync_playwright
+
+CHROMIUM = Path("/usr/bin/chromium")
+ARTIFACTS = Path(__file__).resolve().parents[2] / "artifacts"
+ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+DESKTOP: ViewportSize = {"width": 1280, "height": 800}
+PHONE: ViewportSize = {"width": 390, "height": 844}
+
+needs_chromium = pytest.mark.skipif(not CHROMIUM.exists(), reason="needs /usr/bin/chromium")
+
+
+def launch() -> Iterator[Browser]:
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+        yield browser
+        browser.close()
+
+
+def watch_errors(page: Page) -> list[str]:
+    """Every JavaScript exception and console error of the page, as it happens."""
+    errors: list[str] = []
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    return errors
+
+
+def state(page: Page, path: str) -> Any:
+    return page.evaluate(
+        f"() => {{ try {{ return window.junqi.{path}; }} catch {{ return null; }} }}"
+    )
+
+
+def shot(page: Page, name: str) -> None:
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / f"{name}.png"))
+
+
+def enter_as_guest(page: Page, base: str) -> None:
+    page.goto(base)
+    page.click("#guest")
+    page.wait_for_selector("#lobby .room")
+
+
+def press(page: Page, station: str, touch: bool = False) -> None:
+    """Click (or tap) a station; on a board too small to touch, a first tap zooms in there."""
+    hit = page.locator(f"circle.hit[data-station='{station}']")
+    if page.locator("svg.board.overview").count():
+        box = hit.bounding_box()
+        assert box is not None
+        x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+        if touch:
+            page.touchscreen.tap(x, y)
+        else:
+            page.mouse.click(x, y)
+        page.wait_for_selector("svg.board:not(.overview)")
+    if touch:
+        hit.scroll_into_view_if_needed()
+        hit.tap()
+    else:
+        hit.click()
+
+
+def wait_newer(page: Page, version: int) -> None:
+    page.wait_for_function(
+        f"() => window.junqi.table.snapshot.version > {version}"
+        " || window.junqi.table.snapshot.game?.phase === 'finished'",
+        timeout=15000,
+    )
+
+
+def choose_move(game: dict[str, Any], rng: random.Random) -> tuple[str, str]:
+    """A legal move, a fight when one is at hand more often than not."""
+    legal: dict[str, list[str]] = game["legal_moves"]
+    occupied = {p["station"] for p in game["pieces"]}
+    attacks = [(o, t) for o, targets in legal.items() for t in targets if t in occupied]
+    if attacks and rng.random() < 0.6:
+        return rng.choice(attacks)
+    origin = rng.choice(sorted(legal))
+    return origin, rng.choice(legal[origin])
+
+
+class Player:
+    """One player's page at a table, deciding by clicks what the table asks of its seat."""
+
+    def __init__(self, page: Page, touch: bool = False, seed: int = 1) -> None:
+        self.page = page
+        self.touch = touch
+        self.rng = random.Random(seed)
+        self.phases: list[str] = []
+        self.moves = 0
+        self.flips = 0
+
+    @property
+    def snapshot(self) -> dict[str, Any]:
+        snap: dict[str, Any] = state(self.page, "table.snapshot")
+        return snap
+
+    def decide(self, before: Callable[[str], None] | None = None) -> str | None:
+        """Make the seat's next decision if one is due; returns the phase, or None before a
+        game. ``before`` hears of each phase the first time it comes, and again (as
+        ``"<phase>-yours"``) the first time this seat has to decide in it."""
+        snap = self.snapshot
+        game = snap and snap["game"]
+        if not game:
+            time.sleep(0.1)
+            return None
+        phase: str = game["phase"]
+        me = snap["you"]
+        deal = game.get("deal") or {}
+        due = (
+            (phase in ("picking", "redealing", "bidding") and me in deal["waiting"])
+            or (phase == "deploying" and not game["seats"][me]["confirmed"])
+            or (
+                phase == "playing" and game["to_move"] == me and game.get("legal_moves") is not None
+            )
+        )
+        for name in (phase, f"{phase}-yours") if due else (phase,):
+            if name not in self.phases:
+                self.phases.append(name)
+                if before is not None:
+                    time.sleep(0.4)  # let the page draw it
+                    before(name)
+        if not due:
+            time.sleep(0.1)
+            return phase
+        snap = self.snapshot
+        if (
+            snap["version"] != state(self.page, "table.snapshot.version")
+            or snap["game"]["phase"] != phase
+        ):
+            return phase
+        page = self.page
+        version = snap["version"]
+        if phase == "picking":
+            page.click("button.pick:not([disabled])")
+        elif phase == "redealing":
+            page.click("button.redeal[data-v='0']")
+        elif phase == "bidding":
+            page.locator("button.bid").last.click()
+        elif phase == "deploying":
+            page.wait_for_selector("#confirm:not([disabled])")
+            page.click("#confirm")
+        else:
+            self.play(snap["game"])
+        wait_newer(page, version)
+        return phase
+
+    def play(self, game: dict[str, Any]) -> None:
+        flips = game.get("flippable") or []
+        if flips and (not game["legal_moves"] or self.rng.random() < 0.5):
+            press(self.page, self.rng.choice(flips), self.touch)
+            self.flips += 1
+            return
+        origin, target = choose_move(game, self.rng)
+        press(self.page, origin, self.touch)
+        self.page.wait_for_selector(f"[data-target='{target}']", timeout=5000)
+        press(self.page, target, self.touch)
+        self.moves += 1
+
+    def play_to_end(
+        self,
+        before: Callable[[str], None] | None = None,
+        during: Callable[[Player], None] | None = None,
+        seconds: float = 240,
+    ) -> None:
+        """Decide until the game is over; ``during`` runs before each of the seat's turns."""
+        end = time.monotonic() + seconds
+        while time.monotonic() < end:
+            snap = self.snapshot
+            game = snap["game"] if snap else None
+            if game and game["phase"] == "finished":
+                return
+            if during and game and game["phase"] == "playing" and game["to_move"] == snap["you"]:
+                during(self)
+            self.decide(before)
+        raise AssertionError(f"the game did not end in {seconds} s: {self.phases}")
+
+
+# --- what is drawn --------------------------------------------------------------------------
+
+
+def board_fits(page: Page) -> None:
+    """The whole board, panels included, lies inside the window without scrolling."""
+    box = page.evaluate(
+        "() => { const r = document.querySelector('svg.board').getBoundingClientRect();"
+        " return {left: r.left, top: r.top, right: r.right, bottom: r.bottom,"
+        " width: innerWidth, height: innerHeight, scrollX: document.documentElement.scrollWidth}; }"
+    )
+    assert box["left"] >= 0 and box["top"] >= 0, box
+    assert box["right"] <= box["width"] + 0.5 and box["bottom"] <= box["height"] + 0.5, box
+    assert box["scrollX"] <= box["width"], box  # nothing sideways either
+    # the board's own drawing (the viewBox) is scaled into it whole: the felt is inside too
+    felt = page.locator("svg.board rect.felt").bounding_box()
+    assert felt is not None
+    assert felt["x"] >= -0.5 and felt["x"] + felt["width"] <= box["width"] + 0.5, felt
+    assert felt["y"] + felt["height"] <= box["height"] + 0.5, felt
+
+
+def seats_at_their_arms(page: Page) -> None:
+    """Each seat's panel names its player and lies nearer its own arm than any other."""
+    found = page.evaluate(
+        """() => {
+          const snap = window.junqi.table.snapshot;
+          const board = window.junqi.boards.get(snap.game?.board ?? snap.board);
+          const centre = (r) => [r.left + r.width / 2, r.top + r.height / 2];
+          const arms = {};
+          for (const s of board.stations) {
+            if (s.seat === null) continue;
+            const hit = document.querySelector(`circle.hit[data-station="${s.id}"]`);
+            const r = hit.getBoundingClientRect();
+            (arms[s.seat] ??= []).push(centre(r));
+          }
+          const sum = (pts, i) => pts.reduce((a, p) => a + p[i], 0);
+          const mean = (pts) => [sum(pts, 0) / pts.length, sum(pts, 1) / pts.length];
+          return snap.seats.map((s) => {
+            const panel = document.querySelector(`.seat-panel[data-seat="${s.seat}"]`);
+            const [x, y] = centre(panel.getBoundingClientRect());
+            const dist = Object.fromEntries(Object.entries(arms).map(([seat, pts]) => {
+              const [ax, ay] = mean(pts); return [seat, Math.hypot(ax - x, ay - y)]; }));
+            return { seat: s.seat, name: s.name, text: panel.textContent, dist };
+          });
+        }"""
+    )
+    for seat in found:
+        nearest = min(seat["dist"], key=seat["dist"].get)
+        assert int(nearest) == seat["seat"], seat
+        if seat["name"]:
+            assert seat["name"] in seat["text"], seat
+
+
+def marks_on_top(page: Page, station: str, mark: str, centre: bool = False) -> None:
+    """The mark ``mark`` (a selector) of ``station`` is painted over the piece standing there:
+    later in the drawing, around it, and above it under the pointer on the mark's outline (or,
+    for a filled mark, at the piece's ``centre``)."""
+    page.wait_for_function(  # a piece that just moved has slid to its station
+        "() => document.getAnimations().every((a) => a.animationName !== 'slide'"
+        " || a.playState === 'finished')"
+    )
+    result = page.evaluate(
+        """([station, selector, centre]) => {
+          const piece = document.querySelector(`[data-piece="${station}"]`);
+          const mark = document.querySelector(selector);
+          if (!piece || !mark) return { missing: !piece ? "piece" : "mark" };
+          const p = piece.getBoundingClientRect();
+          const outline = mark.matches("path, rect") ? mark : mark.querySelector("path, rect");
+          const m = outline.getBoundingClientRect();
+          const order = piece.compareDocumentPosition(mark);
+          const after = Boolean(order & Node.DOCUMENT_POSITION_FOLLOWING);
+          const covers = m.left <= p.left + 1 && m.right >= p.right - 1
+            && m.top <= p.top + 1 && m.bottom >= p.bottom - 1;
+          // from the top down: the mark comes before the piece
+          const [x, y] = centre
+            ? [p.left + p.width / 2, p.top + p.height / 2] : [m.left + 1, m.top + 1];
+          const under = document.elementsFromPoint(x, y);
+          const markAt = under.findIndex((e) => mark.contains(e));
+          const pieceAt = under.findIndex((e) => piece.contains(e));
+          const onTop = markAt >= 0 && (pieceAt < 0 ? !centre : markAt < pieceAt);
+          return { after, covers, onTop, markAt, pieceAt };
+        }""",
+        [station, mark, centre],
+    )
+    assert result.get("after") and result.get("covers") and result.get("onTop"), result
+
+
+def tap_targets(page: Page) -> float:
+    """The smallest clickable station on the board, in CSS pixels (its shorter side)."""
+    size: float = page.evaluate(
+        "() => Math.min(...[...document.querySelectorAll('circle.hit')].map((c) => {"
+        " const r = c.getBoundingClientRect(); return Math.min(r.width, r.height); }))"
+    )
+    return size
+
+
+def label_height(page: Page) -> float:
+    """The height of the pieces' rank labels as drawn, in CSS pixels."""
+    height: float = page.evaluate(
+        "() => Math.min(...[...document.querySelectorAll('.piece .label')]"
+        ".map((t) => t.getBoundingClientRect().height).filter((h) => h > 0))"
+    )
+    return height

@@ -1,0 +1,57 @@
+// Sending what the player does: table commands and game actions, with every refusal put in
+// the player's words. A game action made on a table version that moved on meanwhile (another
+// seat acted first) is sent once more on the newer snapshot if it still makes sense.
+
+import { errorText } from "./i18n.js";
+import { changed, notify, store } from "./store.js";
+
+// A table command (sit, ready, add_bot, ...); resolves to the answer, or to null if refused.
+export async function command(message) {
+  try {
+    return await store.socket.send(message);
+  } catch (error) {
+    notify(errorText(error));
+    return null;
+  }
+}
+
+let waiters = [];
+
+// The next snapshot of the open table newer than ``version`` (or the same after a while).
+function newerThan(version) {
+  return new Promise((resolve) => {
+    const waiter = { version, resolve };
+    waiters.push(waiter);
+    setTimeout(() => { waiters = waiters.filter((w) => w !== waiter); resolve(); }, 1500);
+  });
+}
+
+// table.js calls this on every snapshot of the open table
+export function snapshotArrived(version) {
+  const due = waiters.filter((w) => version > w.version);
+  waiters = waiters.filter((w) => version <= w.version);
+  for (const w of due) w.resolve();
+}
+
+// A game action for the open table; ``stillValid`` says, on a newer snapshot, whether to send
+// it again after a stale_version. Resolves to true when the server took it.
+export async function act(action, stillValid = () => true) {
+  const table = store.table;
+  if (!table?.snapshot) return false;
+  for (let attempt = 0; attempt < 2; attempt++) {
+    const version = table.snapshot.version;
+    try {
+      await store.socket.send({ type: "act", table: table.id, version, action });
+      return true;
+    } catch (error) {
+      if (error.code !== "stale_version" || attempt > 0) {
+        notify(errorText(error));
+        changed();
+        return false;
+      }
+      if (table.snapshot.version === version) await newerThan(version);
+      if (store.table !== table || !stillValid()) return false;
+    }
+  }
+  return false;
+}

@@ -1,0 +1,125 @@
+// The lobby 大厅: rooms by variant with their tables, play now with bots, the player's record,
+// the leaderboard, recent games (replays) and the lobby chat.
+
+import { html, nothing } from "../vendor/lit-html/lit-html.js";
+import { command } from "./actions.js";
+import { chatBox } from "./chat.js";
+import { t, variantName } from "./i18n.js";
+import { changed, store } from "./store.js";
+import { openTable } from "./table.js";
+
+const extras = { leaderboard: [], myGames: [], games: [], escapes: null, loadedAt: 0 };
+
+export function enterLobby() {
+  store.view = "lobby";
+  if (Date.now() - extras.loadedAt > 5000) loadExtras();
+  changed();
+}
+
+async function loadExtras() {
+  extras.loadedAt = Date.now();
+  const api = store.api;
+  const get = (path) => api.call("GET", path).catch(() => null);
+  const [me, leaderboard, games, escapes] = await Promise.all([
+    get("/api/me"), get("/api/leaderboard?limit=10"), get("/api/games?limit=12"), get("/api/me/escapes"),
+  ]);
+  if (me) store.profile = me;
+  extras.leaderboard = leaderboard ?? [];
+  extras.games = (games ?? []).filter((g) => g.status === "finished");
+  extras.escapes = escapes;
+  if (store.user) extras.myGames = (await get(`/api/users/${encodeURIComponent(store.user.name)}/games?limit=5`)) ?? [];
+  changed();
+}
+
+async function playNow(room) {
+  const ok = await command({ type: "play_now", ...(room ? { room } : {}) });
+  if (ok) openTable(ok.table);
+}
+
+async function create(room) {
+  const form = document.querySelector(`form.options[data-room="${CSS.escape(room)}"]`);
+  const options = {};
+  if (form) {
+    const seconds = form.elements.move_seconds.value;
+    if (seconds) options.move_seconds = Number(seconds);
+    for (const name of ["information", "engineer_scouting"]) if (form.elements[name].value) options[name] = form.elements[name].value;
+  }
+  const standIn = form?.elements.stand_in.checked ?? false;
+  const ok = await command({ type: "create_table", room, options, stand_in: standIn });
+  if (!ok) return;
+  await command({ type: "sit", table: ok.table, seat: 0 });
+  openTable(ok.table);
+}
+
+async function sit(table, seat) {
+  if (await command({ type: "sit", table, seat })) openTable(table);
+}
+
+function tableRow(table) {
+  const mine = table.seats.some((s) => s.name === store.user?.name);
+  return html`<li class="table-row" data-table=${table.id}>
+    <span class=${`status ${table.status}`}>${t(table.status)}</span>
+    ${table.seats.map((s) => s.name
+      ? html`<span class="seat-name">${s.name}${s.bot ? html` <small>${t("bot")}</small>` : html` <small>${s.title}</small>`}${s.ready ? " ✓" : ""}</span>`
+      : table.status === "playing" ? html`<span class="seat-name free">${t("empty")}</span>`
+        : html`<button class="sit" data-table=${table.id} data-seat=${s.seat} @click=${() => sit(table.id, s.seat)}>${t("sit")} ${s.seat + 1}</button>`)}
+    ${mine ? html`<button class="primary rejoin" @click=${() => openTable(table.id)}>${t("rejoin")}</button>` : nothing}
+    <button class="watch" data-table=${table.id} @click=${() => openTable(table.id)}>${t("watch")} (${table.spectators})</button>
+  </li>`;
+}
+
+function roomCard(room) {
+  return html`<section class="card room" data-room=${room.id}>
+    <header><h3>${room.name}</h3><span class="variant">${variantName(room.variant)}</span></header>
+    <div class="buttons">
+      <button class="play-bots primary" data-room=${room.id} @click=${() => playNow(room.id)}>${t("playBots")}</button>
+      <button class="create" data-room=${room.id} @click=${() => create(room.id)}>${t("create")}</button>
+    </div>
+    <details><summary>${t("options")}</summary>
+      <form class="options" data-room=${room.id} @submit=${(e) => e.preventDefault()}>
+        <label>${t("moveSeconds")} <input type="number" min="5" max="300" name="move_seconds" placeholder=${room.options.move_seconds ?? 30}></label>
+        <label>${t("information")} <select name="information"><option value=""></option>
+          <option value="hidden">${t("hidden")}</option><option value="partners_open">${t("partnersOpen")}</option><option value="open">${t("open")}</option></select></label>
+        <label>${t("scouting")} <select name="engineer_scouting"><option value=""></option>
+          <option value="off">${t("scoutOff")}</option><option value="all">${t("scoutAll")}</option><option value="team">${t("scoutTeam")}</option></select></label>
+        <label><input type="checkbox" name="stand_in"> ${t("standIn")}</label>
+      </form></details>
+    <ul class="tables">${room.tables.map(tableRow)}</ul>
+  </section>`;
+}
+
+function sidebar() {
+  const standings = (store.profile?.standings ?? []).filter((s) => s.wins + s.losses + s.draws > 0 || s.variant === "siguo");
+  const escapes = extras.escapes;
+  return html`<aside class="side">
+    <section class="card" id="profile"><h3>${t("profile")}</h3>
+      <table><thead><tr><th></th><th>${t("points")}</th><th>${t("titleOf")}</th><th>${t("record")}</th></tr></thead>
+      <tbody>${standings.map((s) => html`<tr><td>${variantName(s.variant)}</td><td>${s.points}</td><td>${s.title}</td><td>${s.wins}/${s.losses}/${s.draws}</td></tr>`)}</tbody></table>
+      ${escapes?.escapes ? html`<p id="escapes" class="warning">${escapes.banned_until
+        ? `${t("escapeBan")} ${new Date(escapes.banned_until).toLocaleString()}` : `${t("escapeWarning")} (${escapes.escapes})`}</p>` : nothing}
+      <h3>${t("myGames")}</h3>
+      <ul id="my-games">${extras.myGames.map((g) => html`<li>${variantName(g.variant)} ${t(g.outcome === "draw" ? "drawn" : g.outcome)}
+        <b>${g.points > 0 ? "+" : ""}${g.points}</b></li>`)}</ul>
+    </section>
+    <section class="card" id="leaderboard"><h3>${t("leaderboard")}</h3>
+      <ol>${extras.leaderboard.map((r) => html`<li><b>${r.name}</b> ${r.points} <small>${r.title} ${r.wins}/${r.losses}/${r.draws}</small></li>`)}</ol></section>
+    <section class="card" id="games"><h3>${t("games")}</h3>
+      <ul>${extras.games.map((g) => html`<li><a href=${`#replay/${g.id}`} class="replay-link" data-game=${g.id}>
+        ${variantName(g.variant)} · ${g.players.map((p) => p.name ?? t("bot")).join(" · ")}</a></li>`)}</ul></section>
+    ${chatBox("lobby")}
+  </aside>`;
+}
+
+export function lobbyView() {
+  const lobby = store.lobby;
+  return html`<section class="lobby-view" id="lobby">
+    <div class="rooms">
+      <section class="card welcome">
+        <h2>${t("lobby")}</h2><p class="sub">${t("lobbyNote")}</p>
+        <button id="play-now" class="primary big" @click=${() => playNow(null)}>${t("playNow")} · ${variantName("siguo")}</button>
+      </section>
+      ${lobby ? lobby.rooms.map(roomCard) : html`<p>…</p>`}
+    </div>
+    ${sidebar()}
+  </section>`;
+}

@@ -1,0 +1,135 @@
+// The client's start: sign-in, the socket, the address (#table/<id>, #replay/<id>) and the page
+// around the views. It holds no rules: legal moves, layout problems, automatic layouts and
+// what a viewer may do all come from the server.
+
+import { html, nothing, render } from "../vendor/lit-html/lit-html.js";
+import { Api, Socket } from "./api.js";
+import { errorText, t, toggleLanguage } from "./i18n.js";
+import { enterLobby, lobbyView } from "./lobby.js";
+import { loginView } from "./login.js";
+import { openReplay, replayKey, replayView } from "./replay.js";
+import { changed, notify, onChange, store } from "./store.js";
+import { closeTable, openTable, tableMessage, tableView } from "./table.js";
+
+store.api = new Api();
+const root = document.querySelector("#app");
+
+async function ensureBoard(key) {
+  if (!key || store.boards.has(key)) return;
+  store.boards.set(key, null);
+  try {
+    store.boards.set(key, await store.api.call("GET", `/api/boards/${key}`));
+  } catch (error) {
+    store.boards.delete(key);
+    notify(errorText(error));
+  }
+  changed();
+}
+
+function onMessage(m) {
+  if (m.type === "lobby") {
+    store.lobby = m.lobby;
+    changed();
+  } else if (m.type === "table" || m.type === "update") {
+    ensureBoard(m.snapshot.game?.board ?? m.snapshot.board);
+    tableMessage(m);
+  } else if (m.type === "chat") {
+    store.chat.push(m);
+    if (store.chat.length > 500) store.chat.splice(0, 100);
+    changed();
+  } else if (m.type === "muted") {
+    notify(errorText({ code: "muted" }));
+  }
+}
+
+function route() {
+  if (!store.socket) return;
+  const hash = location.hash;
+  if (hash.startsWith("#table/")) { openTable(hash.slice(7)); return; }
+  closeTable();
+  if (hash.startsWith("#replay/")) openReplay(hash.slice(8));
+  else enterLobby();
+}
+
+async function start() {
+  try {
+    const me = await store.api.call("GET", "/api/me");
+    store.user = me.user;
+    store.profile = me;
+  } catch {
+    store.api.forget();
+    store.view = "login";
+    changed();
+    return;
+  }
+  store.socket = new Socket(store.api.token, {
+    message: onMessage,
+    status: (status) => { store.connection = status; changed(); },
+    refused: () => { store.api.forget(); location.reload(); },
+  });
+  store.socket.send({ type: "lobby" }).catch(() => {});
+  route();
+}
+
+function header() {
+  return html`<header class="top">
+    <h1><a href="#" @click=${() => { location.hash = ""; }}>${t("title")}</a></h1>
+    ${store.user ? html`<a class="nav" href="#" id="to-lobby">${t("lobby")}</a>` : nothing}
+    <span class="spacer"></span>
+    ${store.user ? html`<span id="who">${store.user.name}</span>` : nothing}
+    <span class=${`connection ${store.connection}`} title=${store.connection}></span>
+    <button id="lang" type="button" @click=${() => { toggleLanguage(); changed(); }}>${t("language")}</button>
+  </header>`;
+}
+
+function notice() {
+  const n = store.notice;
+  const here = n && n.view === store.view && (n.table ?? null) === (store.table?.id ?? null);
+  const offline = store.user && store.connection === "offline";
+  return html`${here ? html`<p id="notice" class=${`notice ${n.kind}`} role="status" @click=${() => notify(null)}>${n.text}</p>` : nothing}
+    ${offline ? html`<p class="notice offline" role="alert">${t("offline")}</p>` : nothing}`;
+}
+
+function modal() {
+  const m = store.modal;
+  if (!m) return nothing;
+  const close = () => { store.modal = null; changed(); };
+  return html`<div class="modal-back" @click=${close}><div class="modal card" role="dialog" @click=${(e) => e.stopPropagation()}>
+    <p>${m.text}</p>
+    <div class="buttons">
+      <button id="modal-confirm" class="primary" @click=${() => { close(); m.onConfirm(); }}>${m.confirm}</button>
+      <button id="modal-cancel" @click=${close}>${t("cancel")}</button>
+    </div></div></div>`;
+}
+
+function view() {
+  if (store.view === "login") return loginView(start);
+  if (store.view === "table") return tableView();
+  if (store.view === "replay") return replayView();
+  return lobbyView();
+}
+
+onChange(() => {
+  document.title = t("title");
+  render(html`${header()}${notice()}<main>${view()}</main>${modal()}`, root);
+  followLog();
+});
+
+// The log shows its newest line, unless the reader scrolled up to read older ones.
+let logLines = 0;
+function followLog() {
+  const log = document.querySelector("#log");
+  if (!log || log.childElementCount === logLines) return;
+  const atEnd = log.scrollHeight - log.scrollTop - log.clientHeight < 60 || logLines === 0;
+  logLines = log.childElementCount;
+  if (atEnd) log.scrollTop = log.scrollHeight;
+}
+
+window.addEventListener("hashchange", route);
+window.addEventListener("resize", changed);
+window.addEventListener("keydown", replayKey);
+setInterval(() => { if (store.view === "table") changed(); }, 250); // clocks
+document.documentElement.lang = localStorage.getItem("junqi.lang") || "zh";
+window.junqi = store; // for debugging and the browser tests
+if (store.api.token) start();
+else { store.view = "login"; changed(); }

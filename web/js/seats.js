@@ -1,0 +1,117 @@
+// Who is who at a table: each seat's colour, team mark, name, title, presence, state and clock,
+// as the panels at the arms show them (board.js draws them). All of it is read from the
+// snapshot the server sent; nothing here decides a rule.
+
+import { ARMY_COLOURS, NEUTRAL } from "./board.js";
+import { colourName, eliminationText, t } from "./i18n.js";
+
+// The army colour a seat plays: its own, the one picked (乱战) or the one flipped (翻棋).
+export function seatColour(game, seat) {
+  if (!game) return ARMY_COLOURS[seat] ?? NEUTRAL;
+  if (game.variant === "luanzhan") {
+    const pick = game.deal?.picks?.[seat];
+    return pick === null || pick === undefined ? NEUTRAL : ARMY_COLOURS[pick];
+  }
+  if (game.variant === "fanqi") {
+    const colours = game.colours;
+    return colours ? ARMY_COLOURS[colours[seat]] : NEUTRAL;
+  }
+  return ARMY_COLOURS[seat] ?? NEUTRAL;
+}
+
+// Which seat must act now, and until when: the seat to move, the pickers and bidders, every
+// seat still deploying, a seat raising its flag.
+export function clockFor(snap, seat, now) {
+  const g = snap.game;
+  if (!g || g.phase === "finished" || g.deadline === null) return null;
+  const rules = snap.rules ?? {};
+  let until = null, total = rules.move_seconds ?? 30;
+  const info = g.seats?.[seat];
+  if (info?.raise_flag_by) until = info.raise_flag_by;
+  else if (g.phase === "playing" && g.to_move === seat) until = g.deadline;
+  else if (["picking", "redealing", "bidding"].includes(g.phase) && g.deal?.waiting?.includes(seat)) until = g.deadline;
+  else if (g.phase === "deploying" && !info?.confirmed) { until = g.deadline; total = rules.deploy_seconds ?? 90; }
+  if (until === null) return null;
+  const left = Math.max(0, Math.ceil(until - now));
+  return { left, fraction: (until - now) / total, label: t("toMoveClock", { s: left }) };
+}
+
+function teamBadge(g, seat) {
+  if (!g) return null;
+  if (g.variant === "sandayi" && g.deal?.banker !== null && g.deal?.banker !== undefined) {
+    return g.deal.banker === seat ? "庄" : "闲";
+  }
+  if (g.variant === "siguo" || g.variant === "luanzhan") return g.seats[seat].team === 0 ? "甲" : "乙";
+  return null;
+}
+
+// What a seat's panel says about the game so far (one short phrase, or none).
+function gameStatus(g, seat) {
+  const info = g.seats[seat];
+  if (info.eliminated) return { text: `${t("out")} · ${eliminationText(info.eliminated.reason)}`, kind: "bad" };
+  if (g.phase === "deploying") return info.confirmed ? { text: t("deployed"), kind: "good" } : { text: t("deploying_") };
+  if (g.phase === "picking") {
+    const pick = g.deal.picks[seat];
+    if (pick !== null) return { text: `${t("picked")} ${colourName(pick)}`, kind: "good" };
+    return g.deal.waiting.includes(seat) ? { text: t("thinking") } : null;
+  }
+  if (g.phase === "redealing") return g.deal.waiting.includes(seat) ? { text: t("thinking") } : { text: t("answered"), kind: "good" };
+  if (g.phase === "bidding") {
+    const bid = g.deal.bids[seat];
+    if (bid === null) return g.deal.waiting.includes(seat) ? { text: t("thinking") } : null;
+    return { text: bid === 0 ? t("pass") : t(`bid${bid}`), kind: "good" };
+  }
+  if (g.phase === "playing" || g.phase === "finished") {
+    const max = g.variant === "sandayi" ? 3 : 5;
+    return { text: t("skipsUsed", { n: info.skips, max }), kind: info.skips ? "warn" : "" };
+  }
+  return null;
+}
+
+// The model of every seat's panel, for a viewer whose own seat is ``you`` (null: a spectator).
+export function seatPanels(snap, now, { mayAddBot, mayRemoveBot, maySit, level }) {
+  const g = snap.game;
+  const playing = g && g.phase !== "finished";
+  const you = snap.you;
+  const yourTeam = you !== null && g ? g.seats[you]?.team : null;
+  return snap.seats.map((s) => {
+    const seat = s.seat;
+    const colour = seatColour(g, seat);
+    const base = { seat, colour, you: seat === you, youLabel: t("you"), toMove: false, status: [] };
+    if (!s.name) {
+      const buttons = [];
+      if (!playing && maySit) buttons.push({ label: t("sit"), action: "sit" });
+      if (!playing && mayAddBot) buttons.push({ label: t("addBot"), action: "add_bot" });
+      return { ...base, empty: true, name: t("empty"), title: "", buttons };
+    }
+    const status = [];
+    if (s.bot) status.push({ text: `${t("bot")}·${t(s.level ?? level ?? "normal")}` });
+    else if (s.taken_over) status.push({ text: t("stoodIn"), kind: "warn" });
+    else if (s.away) status.push({ text: t("away", { s: Math.max(0, Math.ceil((s.away_until ?? now) - now)) }), kind: "bad" });
+    else status.push({ text: t("online"), kind: "good" });
+    const teamsKnown = g && g.variant !== "sanguo" && (g.variant !== "sandayi" || g.deal?.banker !== null);
+    if (teamsKnown && yourTeam !== null && seat !== you && g.seats[seat]?.team === yourTeam) {
+      status.push({ text: t("partner"), kind: "good" });
+    }
+    if (playing || g?.phase === "finished") {
+      const st = gameStatus(g, seat);
+      if (st) status.push(st);
+    } else {
+      status.push(s.ready ? { text: `✓ ${t("isReady")}`, kind: "good" } : { text: t("notReady") });
+    }
+    const clock = playing ? clockFor(snap, seat, now) : null;
+    const buttons = [];
+    if (s.bot && !playing && mayRemoveBot) buttons.push({ label: t("removeBot"), action: "remove_bot" });
+    return {
+      ...base,
+      name: s.name,
+      title: s.bot ? t("bot") : `${s.title ?? ""} · ${s.points ?? 0}`,
+      badge: g ? teamBadge(g, seat) : null,
+      status,
+      clock,
+      toMove: clock !== null,
+      eliminated: Boolean(g?.seats?.[seat]?.eliminated),
+      buttons,
+    };
+  });
+}

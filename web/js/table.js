@@ -1,0 +1,380 @@
+// The table: the board with every seat at its arm, the action bar (only what the server says
+// this viewer may do now), the cards before play and after it, the log and the chat. Deploy
+// and pregame details live in deploy.js and pregame.js; the drawing in board.js.
+
+import { html, nothing } from "../vendor/lit-html/lit-html.js";
+import { act, command, snapshotArrived } from "./actions.js";
+import { bestGeometry, boardView, UNIT } from "./board.js";
+import { chatBox } from "./chat.js";
+import { deploying, deployTools, confirmButton, draftPieces, followDeployment, problemMarks, swap } from "./deploy.js";
+import { outcomeText, rankLabel, rankName, reasonText, t, variantName } from "./i18n.js";
+import { logList, resultCard } from "./log.js";
+import { handTray, pregameCard } from "./pregame.js";
+import { seatColour, seatPanels } from "./seats.js";
+import { changed, store } from "./store.js";
+
+const HEADER = 44; // px, the page header
+const BAR = 88; // px, the action bar under the board on a narrow screen
+const FIGHT_MS = 2800;
+
+export function openTable(id) {
+  if (store.table?.id === id && store.view === "table") return;
+  if (store.table && store.table.id !== id) store.socket.unwatch(store.table.id);
+  store.view = "table";
+  store.table = { id, snapshot: null, events: [], selected: null, fights: [], slide: null, zoom: null,
+    bottom: null, showResult: true, deploy: null, level: "normal" };
+  if (location.hash !== `#table/${id}`) history.pushState(null, "", `#table/${id}`);
+  store.socket.watch(id).catch(() => {});
+  changed();
+}
+
+export function closeTable() {
+  if (store.table) store.socket.unwatch(store.table.id);
+  store.table = null;
+}
+
+const game = () => store.table?.snapshot?.game;
+
+// A table or update message of the open table.
+export function tableMessage(m) {
+  const tbl = store.table;
+  if (!tbl || m.table !== tbl.id) return;
+  const before = tbl.snapshot;
+  tbl.snapshot = m.snapshot;
+  for (const e of m.events) {
+    if (e.kind === "game_created") { tbl.events = []; tbl.showResult = true; tbl.selected = null; }
+    if (tbl.events.length && e.seq <= tbl.events[tbl.events.length - 1].seq) continue;
+    tbl.events.push(e);
+    if (m.type !== "update") continue;
+    if (e.kind === "moved") {
+      tbl.slide = { origin: e.origin, target: e.target, key: e.seq };
+      if (e.outcome) showFight(tbl, e);
+    }
+  }
+  if (before?.game?.to_move !== m.snapshot.game?.to_move || m.snapshot.game?.phase !== "playing") tbl.selected = null;
+  if (followDeployment(tbl)) tbl.autoZoom = true;
+  snapshotArrived(m.snapshot.version);
+  changed();
+}
+
+function showFight(tbl, e) {
+  const rank = (r) => (r ? rankName(r) : "?");
+  const fight = { key: e.seq, station: e.target, outcome: e.outcome, ranks: `${rank(e.rank)} ⚔ ${rank(e.defender_rank)}`, text: outcomeText(e.outcome) };
+  tbl.fights = [fight]; // the latest fight only: several at once would hide the board
+  setTimeout(() => { tbl.fights = tbl.fights.filter((f) => f !== fight); changed(); }, FIGHT_MS);
+}
+
+// --- what the board shows -----------------------------------------------------------------------
+
+function myTurn(snap) {
+  const g = snap.game, me = snap.you;
+  return Boolean(g && g.phase === "playing" && me !== null && g.to_move === me && !snap.seats[me].taken_over && !g.paused_since);
+}
+
+function raisePending(snap) {
+  const me = snap.you, info = snap.game?.seats?.[me];
+  return Boolean(snap.game?.phase === "playing" && info?.raise_flag_by && !info.flag_raised && !info.eliminated);
+}
+
+function lastMoves(tbl, colourOf) {
+  const per = new Map();
+  let latest = -1;
+  for (const e of tbl.events) {
+    if (e.kind === "moved") per.set(e.seat, { seat: e.seat, origin: e.origin, target: e.target, seq: e.seq });
+    else if (e.kind === "flipped") per.set(e.seat, { seat: e.seat, origin: e.station, target: e.station, seq: e.seq });
+    else continue;
+    latest = e.seq;
+  }
+  return [...per.values()].map((m) => ({ ...m, colour: colourOf(m.seat), latest: m.seq === latest }));
+}
+
+function boardModel(tbl, snap, board) {
+  const g = snap.game, me = snap.you;
+  const colourOf = (seat) => seatColour(g, seat);
+  const model = { colourOf, pieces: [], targets: new Map(), draggable: new Set(), flags: new Map(), selected: tbl.selected };
+  if (!g) return model;
+  if (deploying(tbl)) {
+    model.pieces = draftPieces(tbl, rankLabel);
+    model.draggable = new Set(model.pieces.map((p) => p.station));
+    model.problems = problemMarks(tbl);
+    return model;
+  }
+  const pieces = g.pieces ?? [];
+  const byStation = new Map(pieces.map((p) => [p.station, p]));
+  model.pieces = pieces.map((p) => ({
+    station: p.station, army: p.face_down ? null : p.army, rank: p.rank, faceDown: Boolean(p.face_down),
+    carrying: Boolean(p.carrying_flag), mine: me !== null && p.seat === me,
+    gold: me !== null && p.seat === me && ["supreme_marshal", "missile", "fortress"].includes(p.rank),
+    label: p.rank ? rankLabel(p.rank) : "",
+  }));
+  model.last = lastMoves(tbl, colourOf);
+  const revealed = new Set(tbl.events.filter((e) => e.kind === "flag_revealed").map((e) => e.station));
+  for (const p of pieces) {
+    if (p.rank === "flag" && (p.seat !== me || revealed.has(p.station)) && g.phase === "playing") model.flags.set(p.station, "shown");
+  }
+  for (const info of g.seats) if (info.flag_raised) model.flags.set(info.flag_raised, "raised");
+  model.fights = tbl.fights;
+  if (tbl.slide && byStation.has(tbl.slide.target)) model.slide = slideOf(tbl.slide, tbl);
+  if (raisePending(snap)) {
+    for (const s of board.stations) {
+      if (s.kind === "hq" && s.seat === me && byStation.get(s.id)?.seat === me) model.targets.set(s.id, "raise");
+    }
+  }
+  if (myTurn(snap)) {
+    const legal = g.legal_moves ?? {};
+    model.draggable = new Set(Object.keys(legal));
+    model.flippable = new Set(g.flippable ?? []);
+    if (tbl.selected && legal[tbl.selected]) {
+      for (const target of legal[tbl.selected]) model.targets.set(target, byStation.has(target) ? "attack" : "move");
+    }
+  }
+  return model;
+}
+
+function slideOf(slide, tbl) {
+  const geo = tbl.geometry;
+  if (!geo) return null;
+  const [ox, oy] = geo.points.get(slide.origin), [tx, ty] = geo.points.get(slide.target);
+  return { target: slide.target, key: slide.key, dx: (ox - tx) * UNIT, dy: (oy - ty) * UNIT };
+}
+
+// --- clicks on the board ------------------------------------------------------------------------
+
+function onStation(station) {
+  const tbl = store.table, snap = tbl.snapshot, g = snap?.game;
+  if (!g) return;
+  if (deploying(tbl)) {
+    if (tbl.selected && tbl.selected !== station) { swap(tbl, tbl.selected, station); return; }
+    tbl.selected = tbl.selected === station || !tbl.deploy?.draft?.[station] ? null : station;
+    changed();
+    return;
+  }
+  if (raisePending(snap) && boardModel(tbl, snap, store.boards.get(g.board)).targets.get(station) === "raise") {
+    act({ type: "raise_flag", station }, () => raisePending(store.table.snapshot));
+    return;
+  }
+  if (!myTurn(snap)) return;
+  const legal = g.legal_moves ?? {};
+  if (tbl.selected && legal[tbl.selected]?.includes(station)) {
+    move(tbl.selected, station);
+    return;
+  }
+  if ((g.flippable ?? []).includes(station)) {
+    tbl.selected = null;
+    act({ type: "flip", station }, () => myTurn(store.table.snapshot) && (game().flippable ?? []).includes(station));
+    changed();
+    return;
+  }
+  tbl.selected = legal[station] && tbl.selected !== station ? station : null;
+  changed();
+}
+
+function move(origin, target) {
+  store.table.selected = null;
+  changed();
+  act({ type: "move", origin, target }, () => myTurn(store.table.snapshot) && game().legal_moves?.[origin]?.includes(target));
+}
+
+function onDrop(from, to) {
+  const tbl = store.table, g = game();
+  if (deploying(tbl)) { swap(tbl, from, to); return; }
+  if (myTurn(tbl.snapshot) && g.legal_moves?.[from]?.includes(to)) move(from, to);
+}
+
+function onPanelAction(seat, action) {
+  const tbl = store.table;
+  if (action === "sit") command({ type: "sit", table: tbl.id, seat });
+  else if (action === "add_bot") command({ type: "add_bot", table: tbl.id, seat, level: tbl.level });
+  else if (action === "remove_bot") command({ type: "remove_bot", table: tbl.id, seat });
+}
+
+function zoomAt(x, y) {
+  const tbl = store.table;
+  tbl.zoom = { x, y, scroll: true };
+  changed();
+}
+
+// --- the page -----------------------------------------------------------------------------------
+
+function coarse() {
+  return matchMedia("(pointer: coarse)").matches;
+}
+
+function frame() {
+  const W = innerWidth, H = innerHeight;
+  if (W < 700) return { stacked: true, w: W - 8, h: H - HEADER - BAR - 8 };
+  const side = Math.max(250, Math.min(360, W * 0.28));
+  return { stacked: false, w: W - side - 24, h: H - HEADER - 16, side };
+}
+
+function statusLine(tbl) {
+  const snap = tbl.snapshot, g = snap.game, me = snap.you;
+  const now = store.socket.now();
+  const left = (until) => Math.max(0, Math.ceil(until - now));
+  const nameOf = (seat) => snap.seats[seat]?.name ?? t("seat", { n: seat });
+  if (!g || g.phase === "finished") {
+    if (g?.phase === "finished") return { text: `${t("gameOver")}: ${reasonText(g.result?.reason)}` };
+    const ready = snap.seats.filter((s) => s.ready).length;
+    return { text: `${t("waiting")} · ${ready}/${snap.seats.length} ${t("isReady")}` };
+  }
+  if (g.paused_since) return { text: t("paused"), kind: "warn" };
+  if (g.phase === "deploying") {
+    if (me === null) return { text: `${t("deploying")} · ${left(g.deadline)}s` };
+    return g.seats[me].confirmed ? { text: t("deployDone") } : { text: t("deployLeft", { s: left(g.deadline) }), kind: "mine" };
+  }
+  if (["picking", "redealing", "bidding"].includes(g.phase)) {
+    const mine = me !== null && g.deal.waiting.includes(me);
+    const ask = { picking: "pickYours", redealing: "redealTitle", bidding: "bidYours" }[g.phase];
+    return { text: `${t(mine ? ask : g.phase)} · ${left(g.deadline)}s`, kind: mine ? "mine" : "" };
+  }
+  if (raisePending(snap)) return { text: `${t("raiseFlag")} · ${left(g.seats[me].raise_flag_by)}s`, kind: "mine urgent" };
+  if (me !== null && snap.seats[me].taken_over) return { text: t("stoodIn"), kind: "warn" };
+  if (myTurn(snap)) {
+    const hint = g.variant === "fanqi" ? ` · ${t("flipHint")}` : "";
+    return { text: `${t("yourTurn")} · ${left(g.deadline)}s${hint}`, kind: left(g.deadline) <= 10 ? "mine urgent" : "mine" };
+  }
+  return { text: `${t("waitingFor", { name: nameOf(g.to_move) })} · ${left(g.deadline)}s` };
+}
+
+function leave(tbl) {
+  const snap = tbl.snapshot, me = snap.you;
+  const running = snap.status === "playing" && me !== null && !snap.game?.seats?.[me]?.eliminated;
+  const go = async () => {
+    if (me !== null) await command({ type: "leave", table: tbl.id });
+    location.hash = "";
+  };
+  if (!running) { go(); return; }
+  store.modal = { text: t("leaveWarning"), confirm: t("sure"), onConfirm: go };
+  changed();
+}
+
+function actionBar(tbl, f, zoomable) {
+  const snap = tbl.snapshot, g = snap.game, me = snap.you;
+  const may = new Set(snap.may ?? []);
+  const creator = store.user?.name && snap.creator === store.user.name;
+  const botsMay = new Set([...may, ...(creator ? snap.creator_may ?? [] : [])]);
+  const buttons = [];
+  const table = tbl.id;
+  if (may.has("ready")) buttons.push(html`<button id="ready" class="primary" @click=${() => command({ type: "ready", table, ready: true })}>${t("ready")}</button>`);
+  if (may.has("unready")) buttons.push(html`<button id="ready" @click=${() => command({ type: "ready", table, ready: false })}>${t("unready")}</button>`);
+  if (deploying(tbl)) buttons.push(confirmButton(tbl));
+  const offers = g?.phase === "playing" && me !== null && !snap.seats[me].taken_over ? g.may : null;
+  const proposal = g?.proposal;
+  if (proposal && me !== null && proposal.waiting.includes(me)) {
+    const text = proposal.kind === "draw" ? t("proposalDraw", { name: snap.seats[proposal.seat].name }) : t("proposalSurrender", { name: snap.seats[proposal.seat].name });
+    buttons.push(html`<span class="proposal">${text}</span>
+      <button class="answer primary" data-v="1" @click=${() => act({ type: "answer_proposal", accept: true }, () => false)}>${t("accept")}</button>
+      <button class="answer" data-v="0" @click=${() => act({ type: "answer_proposal", accept: false }, () => false)}>${t("decline")}</button>`);
+  } else if (offers) {
+    if (offers.propose_draw) buttons.push(html`<button id="draw" @click=${() => act({ type: "propose_draw" }, () => false)}>${t("draw")}</button>`);
+    if (offers.surrender_from !== null && store.socket.now() >= offers.surrender_from) {
+      buttons.push(html`<button id="surrender" @click=${() => act({ type: "surrender" }, () => false)}>${t("surrender")}</button>`);
+    }
+  }
+  const alive = g && me !== null && !g.seats[me]?.eliminated;
+  if (may.has("stand_in_on") && alive) buttons.push(html`<button id="stand-in" @click=${() => command({ type: "stand_in", table, on: true })}>${t("standInOn")}</button>`);
+  if (may.has("stand_in_off")) buttons.push(html`<button id="stand-in" class="primary" @click=${() => command({ type: "stand_in", table, on: false })}>${t("standInOff")}</button>`);
+  if (botsMay.has("add_bot")) {
+    buttons.push(html`<label class="level">${t("botLevel")} <select id="bot-level" @change=${(e) => { tbl.level = e.target.value; }}>
+      ${["easy", "normal", "hard"].map((l) => html`<option value=${l} ?selected=${tbl.level === l}>${t(l)}</option>`)}</select></label>`);
+  }
+  if (may.has("stand")) buttons.push(html`<button id="stand" @click=${() => command({ type: "stand", table })}>${t("stand")}</button>`);
+  if (zoomable) {
+    buttons.push(html`<button id="zoom" @click=${() => { tbl.zoom = tbl.zoom ? null : { x: null, y: null, scroll: true }; changed(); }}>
+      ${tbl.zoom ? t("zoomOut") : t("zoomIn")}</button>`);
+  }
+  buttons.push(html`<button id="back" @click=${() => leave(tbl)}>${t("back")}</button>`);
+  const status = statusLine(tbl);
+  return html`<div class=${`bar${f.stacked ? " stacked" : ""}`}>
+    <p id="status" class=${`status ${status.kind ?? ""}`} role="status">${status.text}</p>
+    <div class="actions" id="actions">${buttons}</div>
+  </div>`;
+}
+
+export function tableView() {
+  const tbl = store.table;
+  const snap = tbl?.snapshot;
+  if (!snap) return html`<section class="table-view loading"><p>…</p></section>`;
+  const g = snap.game;
+  const board = store.boards.get(g?.board ?? snap.board);
+  if (!board) return html`<section class="table-view loading"><p>…</p></section>`;
+  const f = frame();
+  const me = snap.you;
+  const bottom = me ?? tbl.bottom ?? 0;
+  const best = bestGeometry(board, bottom, f.w, f.h);
+  const geo = best.geometry;
+  tbl.geometry = geo;
+  const boxW = geo.box[2] * best.scale, boxH = geo.box[3] * best.scale;
+  const need = coarse() ? 32 : 14; // px per board unit for a tap or click target
+  const zoomable = best.scale < (coarse() ? 40 : 24);
+  if (tbl.autoZoom) { // a phone's deployment starts zoomed in on the player's own arm
+    tbl.autoZoom = false;
+    if (best.scale < need && !tbl.zoom) tbl.zoom = { x: null, y: null, scroll: true };
+  }
+  const k = tbl.zoom ? Math.max(1.6, 44 / best.scale) : 1;
+  const interactive = best.scale * k >= need;
+  const model = boardModel(tbl, snap, board);
+  model.interactive = interactive;
+  model.label = `${variantName(g?.variant ?? snap.variant)} · ${t(snap.status)}`;
+  const creator = store.user?.name && snap.creator === store.user.name;
+  const may = new Set([...(snap.may ?? []), ...(creator ? snap.creator_may ?? [] : [])]);
+  model.panels = seatPanels(snap, store.socket.now(), {
+    maySit: may.has("sit"), mayAddBot: may.has("add_bot"), mayRemoveBot: may.has("remove_bot"), level: tbl.level,
+  });
+  const handlers = {
+    station: onStation, drop: onDrop, panelAction: onPanelAction, zoom: interactive ? null : zoomAt,
+    seat: me === null ? (seat) => { tbl.bottom = seat; tbl.zoom = null; changed(); } : null, // a spectator turns the board
+  };
+  const boxStyle = `width:${f.w}px;height:${f.stacked && !tbl.zoom ? Math.min(f.h, boxH) : f.h}px`;
+  const svgStyle = tbl.zoom ? `width:${boxW * k}px;height:${boxH * k}px` : "";
+  if (tbl.zoom?.scroll) {
+    tbl.zoom.scroll = false;
+    requestAnimationFrame(() => scrollZoom(tbl, geo, boxW * k, boxH * k));
+  }
+  const finished = g?.phase === "finished" && g.result;
+  const again = (snap.may ?? []).includes("ready") ? () => command({ type: "ready", table: tbl.id, ready: true }) : null;
+  const overlay = finished && tbl.showResult
+    ? resultCard(snap, {
+      onClose: () => { tbl.showResult = false; changed(); },
+      onReady: again,
+      onReplay: () => { location.hash = `#replay/${snap.game_id}`; },
+      onLobby: () => leave(tbl),
+    })
+    : pregameCard(snap);
+  return html`<section class=${`table-view${f.stacked ? " stacked" : ""}`} id="table" data-variant=${g?.variant ?? snap.variant}
+      data-phase=${g?.phase ?? snap.status} style=${f.stacked ? "" : `--side:${f.side}px`}>
+    <div class="board-area">
+      <div class=${`board-box${tbl.zoom ? " zoomed" : ""}`} id="board-box" style=${boxStyle}>
+        <div class="board-sizer" style=${svgStyle}>${boardView(geo, model, handlers)}</div>
+      </div>
+      ${overlay === nothing ? nothing : html`<div class="overlay">${overlay}</div>`}
+    </div>
+    ${actionBar(tbl, f, zoomable)}
+    <aside class="side">
+      <section class="card table-info">
+        <h2>${variantName(g?.variant ?? snap.variant)} <small>${roomName(snap.room)}</small></h2>
+        <p class="sub">${t(snap.status)} · ${t("spectators", { n: snap.spectators })}${g ? ` · ${t("moves", { n: g.total_moves })}` : ""}</p>
+      </section>
+      ${deploying(tbl) ? deployTools(tbl) : nothing}
+      ${g?.deal?.hand && g.phase === "deploying" && !deploying(tbl) ? html`<section class="card">${handTray(g.deal.hand)}</section>` : nothing}
+      <section class="card"><h3>${t("history")}</h3>${logList(snap, tbl.events)}</section>
+      ${chatBox(me === null ? "spectators" : "table", tbl.id)}
+    </aside>
+  </section>`;
+}
+
+function roomName(id) {
+  return store.lobby?.rooms?.find((r) => r.id === id)?.name ?? "";
+}
+
+function scrollZoom(tbl, geo, width, height) {
+  const box = document.querySelector("#board-box");
+  if (!box) return;
+  const [bx, by, bw, bh] = geo.box;
+  const me = tbl.snapshot.you;
+  // the point tapped, or the viewer's own arm
+  let { x, y } = tbl.zoom ?? {};
+  if (x === null || x === undefined) [x, y] = geo.arms.get(me ?? tbl.bottom ?? 0)?.centroid ?? [0, 0];
+  box.scrollLeft = ((x - bx) / bw) * width - box.clientWidth / 2;
+  box.scrollTop = ((y - by) / bh) * height - box.clientHeight / 2;
+}
