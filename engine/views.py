@@ -49,6 +49,7 @@ def _common(state: GameState) -> dict[str, Any]:
         "to_move": state.to_move,
         "deadline": None if finished else state.deadline,
         "started_at": state.started_at,
+        "paused_since": state.paused_since,
         "total_moves": state.total_moves,
         "quiet_moves": state.quiet_moves,
         "seats": _seats(state, state.variant.seats),

@@ -10,6 +10,7 @@ from engine.errors import MalformedInput
 from engine.events import Audience, sees
 from engine.game import moves_of
 from engine.movement import mask_ids, move_tables
+from engine.offers import draw_refusal, surrender_from
 from engine.pieces import piece_key
 from engine.pregame import hand_is_weak
 from engine.state import GameState, Phase
@@ -35,6 +36,7 @@ def reference_view(state: GameState, viewer: int | None) -> dict[str, Any]:
         "to_move": state.to_move,
         "deadline": None if finished else state.deadline,
         "started_at": state.started_at,
+        "paused_since": state.paused_since,
         "total_moves": state.total_moves,
         "quiet_moves": state.quiet_moves,
         "seats": [_seat(state, seat) for seat in state.variant.seats],
@@ -76,6 +78,11 @@ def reference_view(state: GameState, viewer: int | None) -> dict[str, Any]:
     if state.flip is not None:
         out["colours"] = None if state.flip.colours is None else list(state.flip.colours)
         out["mines_dug"] = list(state.flip.mines_dug)
+    if state.phase == Phase.PLAYING and viewer is not None:
+        out["may"] = {  # engine.offers, as the actions check it (tests/engine/test_offers.py)
+            "propose_draw": draw_refusal(state, viewer) is None,
+            "surrender_from": surrender_from(state, viewer),
+        }
     if state.phase == Phase.PLAYING and viewer is not None and viewer == state.to_move:
         t = move_tables(board)
         out["legal_moves"] = {

@@ -23,17 +23,19 @@ from typing import Any
 
 import httpx
 import pytest
-from playwright.sync_api import Browser, Page
+from playwright.sync_api import Browser, Page, ViewportSize
 from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import connect
 
 import engine
+from tests.engine.test_luanzhan import marshal_killed
 from tests.live import live_server
 from tests.web.ui import (
     DESKTOP,
     PHONE,
     Player,
     board_fits,
+    drag,
     enter_as_guest,
     label_height,
     launch,
@@ -42,8 +44,10 @@ from tests.web.ui import (
     press,
     seats_at_their_arms,
     shot,
+    small_targets,
     state,
     tap_targets,
+    touch_drag,
     wait_newer,
     watch_errors,
 )
@@ -91,6 +95,14 @@ ROOMS = [
     },
 ]
 SETTINGS = {"JUNQI_BOT_PAUSE_SECONDS": "0.05"}
+SIZES: list[ViewportSize] = [
+    PHONE,
+    {"width": 360, "height": 640},
+    {"width": 640, "height": 360},
+    {"width": 844, "height": 390},
+    {"width": 768, "height": 1024},
+    {"width": 1920, "height": 1080},
+]
 
 
 @pytest.fixture(scope="module")
@@ -161,13 +173,17 @@ def during_play(page: Page, room: str, done: dict[str, bool]) -> None:
         seats_at_their_arms(page)
         assert page.locator(".last-to").count() >= 2  # the last move of every seat that moved
         shot(page, f"{room}-3-play")
-        page.set_viewport_size(PHONE)
-        page.wait_for_timeout(300)
-        board_fits(page)
-        seats_at_their_arms(page)
-        shot(page, f"{room}-3-play-phone")
+        for size in SIZES:  # phones, tablets and screens, portrait and landscape
+            page.set_viewport_size(size)
+            page.wait_for_timeout(250)
+            board_fits(page)
+            seats_at_their_arms(page)
+            if size == PHONE:
+                shot(page, f"{room}-3-play-phone")
         page.set_viewport_size(DESKTOP)
-        page.wait_for_timeout(300)
+        page.wait_for_timeout(250)
+    if room in ("siguo", "sandayi", "sanguo"):  # not in the first 90 s, 50 moves, at all
+        assert page.locator("#surrender").count() == 0
     if room == "siguo-open" and not done.get("open"):
         done["open"] = True  # 双明: the partner's ranks are drawn, the opponents' not
         partner = (snap["you"] + 2) % 4
@@ -273,26 +289,6 @@ def test_a_whole_game_of_each_variant_through_the_interface(
     page.close()
 
 
-def touch_drag(page: Page, origin: str, target: str) -> None:
-    """A finger drags from one station to another (Chrome's own touch events)."""
-    cdp = page.context.new_cdp_session(page)
-    points = []
-    for station in (origin, target):
-        box = page.locator(f"circle.hit[data-station='{station}']").bounding_box()
-        assert box is not None
-        points.append((box["x"] + box["width"] / 2, box["y"] + box["height"] / 2))
-    (x0, y0), (x1, y1) = points
-    cdp.send(
-        "Input.dispatchTouchEvent", {"type": "touchStart", "touchPoints": [{"x": x0, "y": y0}]}
-    )
-    for i in range(1, 11):
-        x, y = x0 + (x1 - x0) * i / 10, y0 + (y1 - y0) * i / 10
-        cdp.send(
-            "Input.dispatchTouchEvent", {"type": "touchMove", "touchPoints": [{"x": x, "y": y}]}
-        )
-    cdp.send("Input.dispatchTouchEvent", {"type": "touchEnd", "touchPoints": []})
-
-
 def test_a_phone_player_zooms_in_taps_and_drags(server: str, browser: Browser) -> None:
     context = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True)
     page = context.new_page()
@@ -300,17 +296,20 @@ def test_a_phone_player_zooms_in_taps_and_drags(server: str, browser: Browser) -
     page.goto(server)
     page.tap("#guest")
     page.wait_for_selector("#lobby .room")
+    assert small_targets(page) == []
     shot(page, "phone-1-lobby")
     page.tap("button.play-bots[data-room='siguo']")
     all_seated(page)
     board_fits(page)  # the whole board, the small size: a tap zooms in
     assert page.locator("svg.board.overview").count() == 1
+    assert small_targets(page) == []
     shot(page, "phone-2-table")
     page.tap("#ready")
     # deployment starts zoomed in on the player's own arm: big targets, legible labels
     page.wait_for_function("() => document.querySelectorAll('.piece .label').length >= 25")
     page.wait_for_selector("svg.board:not(.overview)")
     assert tap_targets(page) >= 32
+    assert small_targets(page) == []  # nor any other control in view
     assert label_height(page) >= 11
     shot(page, "phone-3-deploy-zoomed")
     draft = state(page, "table.deploy.draft")
@@ -334,6 +333,7 @@ def test_a_phone_player_zooms_in_taps_and_drags(server: str, browser: Browser) -
     while player.moves < 3 and state(page, "table.snapshot.game.phase") == "playing":
         player.decide()
     assert tap_targets(page) >= 32  # zoomed in by the first tap
+    assert small_targets(page) == []
     shot(page, "phone-4-play-zoomed")
     page.tap("#back")  # leaving a running game asks first: it is an escape
     page.wait_for_selector(".modal")
@@ -449,13 +449,7 @@ def test_a_player_deploys_from_a_file_swaps_saves_and_finds_the_layout_again(
     page.wait_for_function(
         f"() => window.junqi.table.deploy.draft['0:11'] === {json.dumps(draft['0:15'])}"
     )
-    hit = page.locator("circle.hit[data-station='0:12']").bounding_box()
-    to = page.locator("circle.hit[data-station='0:14']").bounding_box()
-    assert hit and to
-    page.mouse.move(hit["x"] + hit["width"] / 2, hit["y"] + hit["height"] / 2)
-    page.mouse.down()
-    page.mouse.move(to["x"] + to["width"] / 2, to["y"] + to["height"] / 2, steps=8)
-    page.mouse.up()
+    drag(page, "0:12", "0:14")
     page.wait_for_function(
         f"() => window.junqi.table.deploy.draft['0:12'] === {json.dumps(draft['0:14'])}"
     )
@@ -479,13 +473,7 @@ def test_a_player_deploys_from_a_file_swaps_saves_and_finds_the_layout_again(
     page.wait_for_function("() => window.junqi.table.snapshot.game.legal_moves")
     legal = state(page, "table.snapshot.game.legal_moves")
     origin = sorted(legal)[0]
-    a = page.locator(f"circle.hit[data-station='{origin}']").bounding_box()
-    b = page.locator(f"circle.hit[data-station='{legal[origin][0]}']").bounding_box()
-    assert a and b
-    page.mouse.move(a["x"] + a["width"] / 2, a["y"] + a["height"] / 2)
-    page.mouse.down()
-    page.mouse.move(b["x"] + b["width"] / 2, b["y"] + b["height"] / 2, steps=8)
-    page.mouse.up()
+    drag(page, origin, legal[origin][0])
     page.wait_for_function(
         "() => window.junqi.table.events.some((e) => e.kind === 'moved' && e.seat === 0"
         f" && e.origin === {json.dumps(origin)})"
@@ -563,3 +551,76 @@ def lobby_standings(server: str, browser: Browser) -> None:
     assert all(name in board for name in names)
     assert board.strip().splitlines()[-1].startswith("丁兵")  # last, with −2
     shot(page, "lobby-standings")
+
+
+def test_a_player_whose_last_field_marshal_fell_raises_the_flag_on_an_hq(
+    server: str, browser: Browser
+) -> None:
+    """乱战: a seat without a flag whose last 司令 died is asked, at once, to pick the HQ of its
+    flag. The position is made by the engine and handed to the page as the server would send
+    it; what the page sends back is read off its socket."""
+    game_state, _ = marshal_killed()
+    view = engine.view(game_state, 1)
+    seats = [
+        {
+            "seat": s,
+            "bot": False,
+            "level": None,
+            "name": f"玩家{s}",
+            "points": 0,
+            "title": "兵",
+            "ready": True,
+            "away": False,
+            "away_until": None,
+            "taken_over": False,
+            "swap_with": None,
+        }
+        for s in range(4)
+    ]
+    snapshot = {
+        "id": "raise",
+        "room": "luanzhan",
+        "variant": "luanzhan",
+        "board": "siguo",
+        "options": {},
+        "status": "playing",
+        "host": 0,
+        "creator": None,
+        "spectators": 0,
+        "bots": False,
+        "stand_in": False,
+        "seats": seats,
+        "version": 1,
+        "seq": 0,
+        "you": 1,
+        "game_id": "g",
+        "game": view,
+        "points": None,
+        "rules": engine.get_variant("luanzhan").rules.to_dict(),
+        "may": ["leave", "stand_in_on"],
+        "creator_may": [],
+    }
+    page = browser.new_page(viewport=DESKTOP)
+    sent: list[str] = []
+    page.on("websocket", lambda ws: ws.on("framesent", lambda frame: sent.append(str(frame))))
+    enter_as_guest(page, server)
+    page.evaluate("() => { location.hash = '#table/raise'; }")
+    page.wait_for_function("() => window.junqi.table?.id === 'raise'")
+    page.evaluate(
+        "(snapshot) => window.junqi.socket.receive("
+        "{type: 'table', table: 'raise', snapshot, events: []})",
+        snapshot,
+    )
+    page.wait_for_selector(".raise-mark[data-target='1:64']")
+    assert page.locator(".raise-mark").count() == 2  # both HQs of the seat, nothing else
+    assert "升军旗" in page.inner_text("#status")
+    marks_on_top(page, "1:64", ".raise-mark[data-target='1:64'] rect", centre=True)
+    shot(page, "luanzhan-raise-flag")
+    page.click("circle.hit[data-station='1:64']")
+    wanted = {"type": "raise_flag", "station": "1:64"}
+    for _ in range(50):
+        if any(json.loads(text).get("action") == wanted for text in sent if text.startswith("{")):
+            break
+        page.wait_for_timeout(100)
+    else:
+        raise AssertionError(f"no raise_flag sent: {sent}")

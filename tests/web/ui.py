@@ -81,6 +81,32 @@ def press(page: Page, station: str, touch: bool = False) -> None:
         hit.click()
 
 
+def centre(page: Page, station: str) -> tuple[float, float]:
+    box = page.locator(f"circle.hit[data-station='{station}']").bounding_box()
+    assert box is not None
+    return box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+
+
+def drag(page: Page, origin: str, target: str) -> None:
+    """The mouse drags from one station to another."""
+    page.mouse.move(*centre(page, origin))
+    page.mouse.down()
+    page.mouse.move(*centre(page, target), steps=8)
+    page.mouse.up()
+
+
+def touch_drag(page: Page, origin: str, target: str) -> None:
+    """A finger drags from one station to another (Chrome's own touch events)."""
+    cdp = page.context.new_cdp_session(page)
+    (x0, y0), (x1, y1) = centre(page, origin), centre(page, target)
+    touch = "Input.dispatchTouchEvent"
+    cdp.send(touch, {"type": "touchStart", "touchPoints": [{"x": x0, "y": y0}]})
+    for i in range(1, 11):
+        x, y = x0 + (x1 - x0) * i / 10, y0 + (y1 - y0) * i / 10
+        cdp.send(touch, {"type": "touchMove", "touchPoints": [{"x": x, "y": y}]})
+    cdp.send(touch, {"type": "touchEnd", "touchPoints": []})
+
+
 def wait_newer(page: Page, version: int) -> None:
     page.wait_for_function(
         f"() => window.junqi.table.snapshot.version > {version}"
@@ -281,6 +307,25 @@ def marks_on_top(page: Page, station: str, mark: str, centre: bool = False) -> N
         [station, mark, centre],
     )
     assert result.get("after") and result.get("covers") and result.get("onTop"), result
+
+
+def small_targets(page: Page, least: float = 32) -> list[str]:
+    """Every control in view that a finger can press and that is under ``least`` CSS px wide
+    or high (stations of a board too small to touch take no taps: the board zooms in)."""
+    small: list[str] = page.evaluate(
+        """(least) => [...document.querySelectorAll(
+            "button, select, input, summary, a, .svg-button, circle.hit")].filter((e) => {
+          // a control inside its label is pressed anywhere on the label
+          const r = (e.closest("label") ?? e).getBoundingClientRect();
+          const shown = r.width > 0 && r.bottom > 0 && r.right > 0 && r.top < innerHeight
+            && r.left < innerWidth && getComputedStyle(e).pointerEvents !== "none"
+            && (e.checkVisibility ? e.checkVisibility() : true);
+          return shown && (r.width < least || r.height < least);
+        }).map((e) => `${e.tagName} ${e.id || e.className?.baseVal || e.className}`
+          + ` ${e.textContent.trim().slice(0, 12)}`)""",
+        least,
+    )
+    return small
 
 
 def tap_targets(page: Page) -> float:

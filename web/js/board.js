@@ -212,7 +212,7 @@ function fights(g, model) {
 function button(x, y, w, label, action, seat) {
   return svg`<g class="svg-button" role="button" tabindex="0" data-action=${action} data-seat-action=${seat}
       transform=${`translate(${x},${y})`}>
-    <rect width=${w} height="26" rx="5"></rect><text x=${w / 2} y="18">${label}</text></g>`;
+    <rect width=${w} height="34" rx="6"></rect><text x=${w / 2} y="22">${label}</text></g>`;
 }
 
 function panel(g, p) {
@@ -226,7 +226,7 @@ function panel(g, p) {
   const line = (n) => (compact ? 24 + n * 34 : 30 + n * 27);
   const badge = p.badge ? svg`<text class="badge" x="22" y="29">${p.badge}</text>` : nothing;
   const status = p.status.map((s, i) => svg`<tspan class=${s.kind ?? ""} dx=${i ? 8 : 0}>${s.text}</tspan>`);
-  const buttonsY = compact ? 36 : p.empty ? 50 : 96;
+  const buttonsY = compact ? 40 : p.empty ? 50 : 96;
   const buttons = (p.buttons ?? []).map((b, i) => button(46 + i * 96, buttonsY, 88, b.label, b.action, p.seat));
   const showStatus = !p.empty && !(compact && buttons.length);
   return svg`<g class=${classes} data-seat=${p.seat} transform=${`translate(${x},${y})`}
@@ -284,7 +284,7 @@ function userPoint(svgEl, e) {
 function pointerDown(e, model) {
   if (e.button > 0) return;
   const svgEl = e.currentTarget;
-  if (e.target.closest?.(".svg-button")) { press = null; return; }
+  if (e.target.closest?.(".svg-button") && model.interactive) { press = null; return; }
   const station = e.target.closest?.("[data-station]")?.dataset.station ?? null;
   const box = svgEl.closest(".board-box");
   const panel = e.target.closest?.(".seat-panel")?.dataset.seat;
@@ -324,7 +324,10 @@ function pointerMove(e) {
 
 function pointerUp(e, model, on) {
   const button = e.target.closest?.(".svg-button");
-  if (button && !press?.dragging) { on.panelAction?.(Number(button.dataset.seatAction), button.dataset.action); return; }
+  if (button && !press?.dragging && model.interactive) { // too small to touch: zoom in first
+    on.panelAction?.(Number(button.dataset.seatAction), button.dataset.action);
+    return;
+  }
   const start = press;
   press = null;
   const svgEl = e.currentTarget;

@@ -69,7 +69,7 @@ function gameStatus(g, seat) {
 }
 
 // The model of every seat's panel, for a viewer whose own seat is ``you`` (null: a spectator).
-export function seatPanels(snap, now, { mayAddBot, mayRemoveBot, maySit, level }) {
+export function seatPanels(snap, now, { mayAddBot, mayRemoveBot, maySit, maySwap, level }) {
   const g = snap.game;
   const playing = g && g.phase !== "finished";
   const you = snap.you;
@@ -93,6 +93,9 @@ export function seatPanels(snap, now, { mayAddBot, mayRemoveBot, maySit, level }
     if (teamsKnown && yourTeam !== null && seat !== you && g.seats[seat]?.team === yourTeam) {
       status.push({ text: t("partner"), kind: "good" });
     }
+    if (g?.variant === "fanqi") { // 翻棋: the colour each plays, once the first engineer set it
+      status.push({ text: g.colours ? colourName(g.colours[seat]) : t("colourless") });
+    }
     if (playing || g?.phase === "finished") {
       const st = gameStatus(g, seat);
       if (st) status.push(st);
@@ -102,6 +105,9 @@ export function seatPanels(snap, now, { mayAddBot, mayRemoveBot, maySit, level }
     const clock = playing ? clockFor(snap, seat, now) : null;
     const buttons = [];
     if (s.bot && !playing && mayRemoveBot) buttons.push({ label: t("removeBot"), action: "remove_bot" });
+    if (!s.bot && seat !== you && !playing && maySwap) { // asked by them: accept; else ask
+      buttons.push({ label: t(s.swap_with === you ? "swapAsk" : "swapSeat"), action: "swap" });
+    }
     return {
       ...base,
       name: s.name,

@@ -51,7 +51,8 @@ export function tableMessage(m) {
       if (e.outcome) showFight(tbl, e);
     }
   }
-  if (before?.game?.to_move !== m.snapshot.game?.to_move || m.snapshot.game?.phase !== "playing") tbl.selected = null;
+  const [was, now] = [before?.game, m.snapshot.game];
+  if (was?.phase !== now?.phase || (now?.phase === "playing" && was.to_move !== now.to_move)) tbl.selected = null;
   if (followDeployment(tbl)) tbl.autoZoom = true;
   snapshotArrived(m.snapshot.version);
   changed();
@@ -108,16 +109,18 @@ function boardModel(tbl, snap, board) {
     label: p.rank ? rankLabel(p.rank) : "",
   }));
   model.last = lastMoves(tbl, colourOf);
-  const revealed = new Set(tbl.events.filter((e) => e.kind === "flag_revealed").map((e) => e.station));
-  for (const p of pieces) {
-    if (p.rank === "flag" && (p.seat !== me || revealed.has(p.station)) && g.phase === "playing") model.flags.set(p.station, "shown");
+  if (g.phase === "playing") { // 亮旗: flags shown to everyone, as long as they stand
+    for (const e of tbl.events) {
+      if (e.kind === "flag_revealed" && byStation.get(e.station)?.rank === "flag") model.flags.set(e.station, "shown");
+    }
   }
   for (const info of g.seats) if (info.flag_raised) model.flags.set(info.flag_raised, "raised");
   model.fights = tbl.fights;
   if (tbl.slide && byStation.has(tbl.slide.target)) model.slide = slideOf(tbl.slide, tbl);
-  if (raisePending(snap)) {
+  if (raisePending(snap)) { // 乱战: the player's HQs not taken yet (the view says which are)
+    const taken = new Set(g.seats[me].hqs_taken ?? []);
     for (const s of board.stations) {
-      if (s.kind === "hq" && s.seat === me && byStation.get(s.id)?.seat === me) model.targets.set(s.id, "raise");
+      if (s.kind === "hq" && s.seat === me && !taken.has(s.id)) model.targets.set(s.id, "raise");
     }
   }
   if (myTurn(snap)) {
@@ -186,6 +189,7 @@ function onPanelAction(seat, action) {
   if (action === "sit") command({ type: "sit", table: tbl.id, seat });
   else if (action === "add_bot") command({ type: "add_bot", table: tbl.id, seat, level: tbl.level });
   else if (action === "remove_bot") command({ type: "remove_bot", table: tbl.id, seat });
+  else if (action === "swap") command({ type: "swap", table: tbl.id, seat });
 }
 
 function zoomAt(x, y) {
@@ -230,7 +234,7 @@ function statusLine(tbl) {
   if (raisePending(snap)) return { text: `${t("raiseFlag")} · ${left(g.seats[me].raise_flag_by)}s`, kind: "mine urgent" };
   if (me !== null && snap.seats[me].taken_over) return { text: t("stoodIn"), kind: "warn" };
   if (myTurn(snap)) {
-    const hint = g.variant === "fanqi" ? ` · ${t("flipHint")}` : "";
+    const hint = !tbl.interactive ? ` · ${t("tapToZoom")}` : g.variant === "fanqi" ? ` · ${t("flipHint")}` : "";
     return { text: `${t("yourTurn")} · ${left(g.deadline)}s${hint}`, kind: left(g.deadline) <= 10 ? "mine urgent" : "mine" };
   }
   return { text: `${t("waitingFor", { name: nameOf(g.to_move) })} · ${left(g.deadline)}s` };
@@ -313,13 +317,15 @@ export function tableView() {
   }
   const k = tbl.zoom ? Math.max(1.6, 44 / best.scale) : 1;
   const interactive = best.scale * k >= need;
+  tbl.interactive = interactive;
   const model = boardModel(tbl, snap, board);
   model.interactive = interactive;
   model.label = `${variantName(g?.variant ?? snap.variant)} · ${t(snap.status)}`;
   const creator = store.user?.name && snap.creator === store.user.name;
   const may = new Set([...(snap.may ?? []), ...(creator ? snap.creator_may ?? [] : [])]);
   model.panels = seatPanels(snap, store.socket.now(), {
-    maySit: may.has("sit"), mayAddBot: may.has("add_bot"), mayRemoveBot: may.has("remove_bot"), level: tbl.level,
+    maySit: may.has("sit"), mayAddBot: may.has("add_bot"), mayRemoveBot: may.has("remove_bot"),
+    maySwap: may.has("swap"), level: tbl.level,
   });
   const handlers = {
     station: onStation, drop: onDrop, panelAction: onPanelAction, zoom: interactive ? null : zoomAt,
@@ -354,6 +360,7 @@ export function tableView() {
       <section class="card table-info">
         <h2>${variantName(g?.variant ?? snap.variant)} <small>${roomName(snap.room)}</small></h2>
         <p class="sub">${t(snap.status)} · ${t("spectators", { n: snap.spectators })}${g ? ` · ${t("moves", { n: g.total_moves })}` : ""}</p>
+        ${me === null ? html`<p class="sub">${t("viewFrom")}</p>` : nothing}
       </section>
       ${deploying(tbl) ? deployTools(tbl) : nothing}
       ${g?.deal?.hand && g.phase === "deploying" && !deploying(tbl) ? html`<section class="card">${handTray(g.deal.hand)}</section>` : nothing}
