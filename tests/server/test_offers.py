@@ -57,8 +57,10 @@ def test_a_player_hands_the_seat_to_a_bot_and_takes_it_back(tmp_path: Path) -> N
         alice.request({"type": "sit", "table": table, "seat": 0})
         refused = alice.request({"type": "stand_in", "table": table, "on": True})
         assert refused["code"] == "not_playing"  # no game yet
-        alice.request({"type": "add_bot", "table": table, "seat": 1})
+        alice.request({"type": "add_bot", "table": table, "seat": 1, "level": "hard"})
         alice.sync(alice.request({"type": "ready", "table": table})["version"])
+        assert alice.snapshot is not None
+        assert [s["level"] for s in alice.snapshot["seats"]] == [None, "hard"]  # a bot's, shown
         layout = engine.auto_layout("liangguo", 0, 2)
         alice.sync(alice.act(table, {"type": "place_layout", "layout": layout})["version"])
         alice.until(

@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 from playwright.sync_api import Browser, Page, ViewportSize, sync_playwright
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 CHROMIUM = Path("/usr/bin/chromium")
 ARTIFACTS = Path(__file__).resolve().parents[2] / "artifacts"
@@ -178,17 +179,24 @@ class Player:
             return phase
         page = self.page
         version = snap["version"]
-        if phase == "picking":
-            page.click("button.pick:not([disabled])")
-        elif phase == "redealing":
-            page.click("button.redeal[data-v='0']")
-        elif phase == "bidding":
-            page.locator("button.bid").last.click()
-        elif phase == "deploying":
-            page.wait_for_selector("#confirm:not([disabled])")
-            page.click("#confirm")
-        else:
-            self.play(snap["game"])
+        try:
+            if phase == "picking":
+                page.click("button.pick:not([disabled])", timeout=5000)
+            elif phase == "redealing":
+                page.click("button.redeal[data-v='0']", timeout=5000)
+            elif phase == "bidding":
+                page.locator("button.bid").last.click(timeout=5000)
+            elif phase == "deploying":
+                page.wait_for_selector("#confirm:not([disabled])")
+                page.click("#confirm")
+            else:
+                self.play(snap["game"])
+        except PlaywrightTimeoutError:
+            # the table moved on meanwhile (another seat's bid ended the bidding, a timeout
+            # passed the turn): what is asked now is decided on the next round
+            if state(page, "table.snapshot.version") == version:
+                raise
+            return phase
         wait_newer(page, version)
         return phase
 
