@@ -69,7 +69,7 @@ from engine.outcome import (
 )
 from engine.pieces import CHINESE_NAME, STANDARD_ARMY, Piece, Rank
 from engine.position import Position
-from engine.records import GameRecord, record_of, replay, state_after, states
+from engine.records import GameRecord, history, record_of, replay, state_after, states
 from engine.state import GameState, Phase
 from engine.variants import (
     VARIANTS,
@@ -146,6 +146,7 @@ __all__ = [
     "format_layout",
     "get_board",
     "get_variant",
+    "history",
     "layout_problems",
     "legal_move_list",
     "legal_moves",

@@ -31,6 +31,11 @@ class Event:
                 out[name] = value
         return out
 
+    def revealed(self) -> dict[str, Any]:
+        """The event with every secret in it: for a finished game, where nothing is hidden
+        any more (its open replay)."""
+        return {"kind": self.kind, **self.data, **{k: v for k, (v, _) in self.secrets.items()}}
+
     def to_dict(self) -> dict[str, Any]:
         """The whole event, secrets and audiences included (for keeping, never for a viewer)."""
         return {

@@ -4,7 +4,7 @@ A record holds the variant, every rule option, the seed (which makes every deal 
 record), the host, the creation time, the set-up position of a game made by ``start_from``, the
 layouts the game started with (for readers) and every action applied, with its time. ``replay``
 rebuilds the final state; ``states`` yields the state after each action (step 0 is the new game),
-which is what a replay viewer steps through.
+which is what a replay viewer steps through, and ``history`` the same with each action's events.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from typing import Any
 
 from engine.actions import Action, action_from_dict, action_to_dict
 from engine.errors import MalformedInput
+from engine.events import Event
 from engine.game import apply, new_game, start_from
 from engine.pieces import piece_key
 from engine.state import GameState
@@ -94,6 +95,12 @@ def record_of(state: GameState) -> GameRecord:
 
 def states(record: GameRecord) -> Iterator[GameState]:
     """The state the record starts from, then the state after each recorded action."""
+    for state, _ in history(record):
+        yield state
+
+
+def history(record: GameRecord) -> Iterator[tuple[GameState, list[Event]]]:
+    """``states``, each with the events of the action that led to it (none for the first)."""
     if record.setup is not None:
         setup = dict(record.setup)
         state, _ = start_from(
@@ -113,10 +120,10 @@ def states(record: GameRecord) -> Iterator[GameState]:
             options=record.options,
             now=record.created_at,
         )
-    yield state
+    yield state, []
     for action in record.actions:
-        state, _ = apply(state, action)
-        yield state
+        state, events = apply(state, action)
+        yield state, events
 
 
 def replay(record: GameRecord) -> GameState:

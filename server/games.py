@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import json
+from functools import lru_cache
 from typing import Annotated, Any
 
 from fastapi import APIRouter, HTTPException, Path, Query
 from sqlalchemy import select
 
-from engine import GameRecord, state_after, view
+from engine import Event, GameRecord, GameState, history, view
 from server.accounts import NO_NUL, NOT_FOUND, REFUSALS, Session
 from server.models import Game, GameSeat, User
 
@@ -34,12 +35,6 @@ async def list_games(session: Session, limit: int = Query(50, ge=1)) -> list[dic
     games = rows.scalars().all()
     out = []
     for game in games:
-        seats = await session.execute(
-            select(GameSeat, User.name)
-            .join(User, User.id == GameSeat.user_id, isouter=True)
-            .where(GameSeat.game_id == game.id)
-            .order_by(GameSeat.seat)
-        )
         out.append(
             {
                 "id": game.id,
@@ -49,13 +44,43 @@ async def list_games(session: Session, limit: int = Query(50, ge=1)) -> list[dic
                 "commitment": game.commitment,
                 "seed": game.seed,
                 "created_at": game.created_at.isoformat(),
-                "players": [
-                    {"seat": s.seat, "name": name, "outcome": s.outcome, "points": s.points}
-                    for s, name in seats.all()
-                ],
+                "players": await _players(session, game.id),
             }
         )
     return out
+
+
+@router.get("/{game_id}", responses=NOT_FOUND)
+async def summary(game_id: GameId, session: Session) -> dict[str, Any]:
+    """A game: its variant, room, status, who played which seat, and (once it is over) its
+    result and how many actions its record holds."""
+    game = await session.get(Game, game_id)
+    if game is None:
+        raise HTTPException(404, f"no game {game_id!r}")
+    finished = game.status == "finished" and game.record is not None
+    return {
+        "id": game.id,
+        "variant": game.variant,
+        "room": game.room,
+        "status": game.status,
+        "commitment": game.commitment,
+        "players": await _players(session, game.id),
+        "result": json.loads(game.result) if finished and game.result else None,
+        "steps": len(json.loads(game.record)["actions"]) if finished and game.record else None,
+    }
+
+
+async def _players(session: Session, game_id: str) -> list[dict[str, Any]]:
+    rows = await session.execute(
+        select(GameSeat, User.name)
+        .join(User, User.id == GameSeat.user_id, isouter=True)
+        .where(GameSeat.game_id == game_id)
+        .order_by(GameSeat.seat)
+    )
+    return [
+        {"seat": s.seat, "name": name, "outcome": s.outcome, "points": s.points}
+        for s, name in rows.all()
+    ]
 
 
 @router.get("/{game_id}/record", responses=NOT_FOUND)
@@ -69,17 +94,51 @@ async def record(game_id: GameId, session: Session) -> dict[str, Any]:
     }
 
 
+# Whose eyes a replay sees through: the board open (every rank), a spectator's, or a seat's
+# as it knew the game at that moment.
+Perspective = Annotated[
+    str,
+    Query(
+        pattern=r"^(open|public|[0-9])$",
+        description="open (every rank), public (a spectator's view) or a seat number",
+    ),
+]
+
+
+@lru_cache(maxsize=8)
+def _history(record_json: str) -> tuple[tuple[GameState, tuple[Event, ...]], ...]:
+    """Every state of a finished game with the events that led to it (kept for the few games
+    being replayed: a replay viewer asks for one step after another)."""
+    return tuple(
+        (state, tuple(events)) for state, events in history(GameRecord.from_json(record_json))
+    )
+
+
+def _viewer(perspective: str, state: GameState) -> int | None:
+    if perspective in ("open", "public"):
+        return None
+    seat = int(perspective)
+    if seat not in state.variant.seats:
+        raise HTTPException(422, f"no seat {seat} in {state.variant.key}")
+    return seat
+
+
 @router.get("/{game_id}/replay/{step}", responses=REFUSALS | NOT_FOUND)
-async def replay_step(game_id: GameId, step: int, session: Session) -> dict[str, Any]:
-    """The game after ``step`` recorded actions, everything revealed (the game is over)."""
+async def replay_step(
+    game_id: GameId, step: int, session: Session, perspective: Perspective = "open"
+) -> dict[str, Any]:
+    """The game after ``step`` recorded actions, as ``perspective`` saw it then: with every
+    rank shown (open), as spectators saw it (public), or as a seat did (exactly that seat's
+    view at that moment)."""
     game = await _finished(session, game_id)
     assert game.record is not None
-    rec = GameRecord.from_json(game.record)
-    if not 0 <= step <= len(rec.actions):
-        raise HTTPException(422, f"step is between 0 and {len(rec.actions)}")
-    state = state_after(rec, step)
-    seen = view(state, None)
-    if state.position is not None:  # a replay shows every rank
+    steps = _history(game.record)
+    if not 0 <= step < len(steps):
+        raise HTTPException(422, f"step is between 0 and {len(steps) - 1}")
+    state = steps[step][0]
+    viewer = _viewer(perspective, state)
+    seen = view(state, viewer)
+    if perspective == "open" and state.position is not None:  # every rank shown
         seen["pieces"] = [
             {
                 "station": state.variant.board.stations[i],
@@ -89,4 +148,24 @@ async def replay_step(game_id: GameId, step: int, session: Session) -> dict[str,
             }
             for i, p in state.position.indexed()
         ]
-    return {"step": step, "steps": len(rec.actions), "state": seen}
+    return {"step": step, "steps": len(steps) - 1, "state": seen}
+
+
+@router.get("/{game_id}/moves", responses=REFUSALS | NOT_FOUND)
+async def moves(
+    game_id: GameId, session: Session, perspective: Perspective = "open"
+) -> list[dict[str, Any]]:
+    """Every recorded action's events, step by step (step n: the action that led to the state
+    after n actions), as ``perspective`` was told of them: for a replay's move list."""
+    game = await _finished(session, game_id)
+    assert game.record is not None
+    steps = _history(game.record)
+    viewer = _viewer(perspective, steps[0][0])
+    out = []
+    for n, (_, events) in enumerate(steps[1:], 1):
+        if perspective == "open":
+            told = [e.revealed() for e in events]
+        else:
+            told = [seen for e in events if (seen := e.for_viewer(viewer)) is not None]
+        out.append({"step": n, "events": told})
+    return out

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from sqlalchemy import select
@@ -11,6 +12,14 @@ from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 from engine import GameState, PointsUnit, record_of
 from engine.levels import table_stake
 from server.models import EscapeRecord, Game, GameSeat, Standing
+
+
+@dataclass(frozen=True)
+class Scored:
+    """What a finished game gave: each seat's points (the stake applied) and the stake."""
+
+    points: list[int]
+    stake: int
 
 
 class Store:
@@ -53,10 +62,10 @@ class Store:
         users: list[int | None],
         rated: bool = True,
         stood_in: list[int] | None = None,
-    ) -> list[int]:
+    ) -> Scored:
         """Store the record and result, apply the points (not for an unrated game, such as one
-        with bots); returns each seat's points. A few statements in all, not one per seat:
-        this runs at the end of every game."""
+        with bots); returns each seat's points and the stake. A few statements in all, not one
+        per seat: this runs at the end of every game."""
         assert state.result is not None
         variant = state.variant.key
         humans = {u for u in users if u is not None}
@@ -70,7 +79,7 @@ class Store:
             points = [r.points * multiplier if rated else 0 for r in state.result.seats]
             game = await session.get(Game, game_id)
             if game is None:
-                return points
+                return Scored(points, stake)
             game.status = "finished"
             game.seed = state.seed
             game.record = record_of(state).to_json()
@@ -107,4 +116,4 @@ class Store:
                 elif r.outcome == "draw":
                     standing.draws += 1
             await session.commit()
-        return points
+        return Scored(points, stake)

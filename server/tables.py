@@ -180,6 +180,7 @@ class Table:
         self.saved_actions = 0  # of the game's actions, how many are kept
         self.saved_events = 0  # of the log, how many events are kept
         self.last_points: list[int] = []
+        self.scoring: dict[str, Any] | None = None  # how the last game was scored
         self.sent: Sent | None = None  # what the last update showed
         self.watchers: dict[int, int] = {}  # user id -> sockets watching this table
         self.swaps: dict[int, int] = {}  # seat -> the seat it asked to swap with
@@ -408,9 +409,19 @@ class Table:
             raise TableError("not_seated", "sit down first")
         if not self.in_game or self.state is None or not self.state.seats[seat].alive:
             raise TableError("not_playing", "a bot plays for you only during your game")
-        info = self.seats[seat]
-        info.taken_over = info.asked_stand_in = on
+        self.seats[seat].asked_stand_in = on
+        self.set_taken_over(seat, on, "asked")
         self.seats_changed()
+
+    def set_taken_over(self, seat: int, on: bool, why: str) -> None:
+        """托管 starts or ends for ``seat`` (``why``: the player "asked", was "away" past the
+        grace, or is "back"); the game's log says so, for everyone to read."""
+        info = self.seats[seat]
+        if info.taken_over == on:
+            return
+        info.taken_over = on
+        if self.in_game:
+            self.record([Event("stand_in", {"seat": seat, "on": on, "why": why})])
 
     async def kick(self, seat: int, penalty: bool, by: str, reason: str) -> dict[str, Any]:
         """A room owner or an admin (``by``) removes the player on ``seat`` (RULES.md §11).
@@ -558,7 +569,7 @@ class Table:
                 await self.apply(engine.Pause(now=time.time()))
         elif watching > 0:
             info.away_until = None
-            info.taken_over = info.asked_stand_in  # 托管 for one away hands back
+            self.set_taken_over(seat, info.asked_stand_in, "back")  # 托管 for one away ends
             await self.resume_if_all_back()
         self.seats_changed()  # 托管: a bot takes over, or hands back, when it goes out
 
@@ -581,7 +592,7 @@ class Table:
                 info.away_until = None
                 if self.in_game and self.state is not None and self.state.seats[seat].alive:
                     if self.stand_in:  # 托管: a bot plays on instead of the escape
-                        info.taken_over = True
+                        self.set_taken_over(seat, True, "away")
                         self.seats_changed()
                     else:
                         await self.apply(engine.Escape(seat, now=now))
@@ -663,16 +674,26 @@ class Table:
     async def finish_game(self) -> None:
         assert self.state is not None and self.game_id is not None
         rated = self.room.rated_with_bots or not any(info.bot for info in self.seats)
-        self.last_points = await self.store.game_finished(
-            self.game_id, self.state, self.players, rated=rated, stood_in=sorted(self.stood_in)
+        stood_in = sorted(self.stood_in)
+        scored = await self.store.game_finished(
+            self.game_id, self.state, self.players, rated=rated, stood_in=stood_in
         )
+        self.last_points = scored.points
+        self.scoring = {
+            "rated": rated,
+            "unrated_because": None if rated else "bots",
+            "stake": scored.stake,
+            "stood_in": stood_in,
+        }
         await self.services.keeper.drop(self.id)
         assert self.state.result is not None
         log.info(
             "game finished",
             extra={"table": self.id, "game": self.game_id, "reason": self.state.result.reason},
         )
-        for info in self.seats:
+        for seat, info in enumerate(self.seats):
+            if rated and info.user_id is not None:
+                info.points += scored.points[seat]  # the new title shows at once
             info.ready = info.bot
             info.away_until = None
             info.taken_over = info.asked_stand_in = False
@@ -680,7 +701,11 @@ class Table:
                 # players who left are not kept seated
                 info.user_id, info.name = None, None
         self.record(
-            [Event("points", {"game_id": self.game_id, "points": self.last_points})],
+            [
+                Event(
+                    "points", {"game_id": self.game_id, "points": self.last_points, **self.scoring}
+                )
+            ],
             seats_changed=True,
         )
         self.services.on_change(self)
@@ -896,6 +921,7 @@ class Table:
             "game_id": self.game_id,
             "game": None if self.state is None else engine.view(self.state, viewer),
             "points": self.last_points if self.status == "finished" else None,
+            "scoring": self.scoring if self.status == "finished" else None,
             "rules": self.rules,
             "may": self.may(viewer),
             "creator_may": self.bot_commands(),

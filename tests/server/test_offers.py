@@ -82,6 +82,10 @@ def test_a_player_hands_the_seat_to_a_bot_and_takes_it_back(tmp_path: Path) -> N
         assert moved["type"] == "update"
         refused = alice.act(table, {"type": "propose_draw"})
         assert refused["code"] == "stood_in", refused
+        said = [e for m in alice.received if m["type"] in ("table", "update") for e in m["events"]]
+        assert {"kind": "stand_in", "seat": 0, "on": True, "why": "asked"} in [
+            {k: v for k, v in e.items() if k != "seq"} for e in said
+        ]  # the log says so, for everyone
         # coming back to the table (another socket) does not end a 托管 the player asked for
         alice.request({"type": "close", "table": table})
         alice.request({"type": "open", "table": table})
@@ -95,7 +99,7 @@ def test_a_player_hands_the_seat_to_a_bot_and_takes_it_back(tmp_path: Path) -> N
 def test_a_deployment_starts_from_the_last_layout_played_or_an_automatic_one(
     tmp_path: Path,
 ) -> None:
-    with duel(tmp_path, 6, {}) as (client, _, alice, _, table):
+    with duel(tmp_path, 6, {}) as (client, _, alice, bob, table):
         auth = {"Authorization": f"Bearer {register(client, 'carol')}"}  # no game yet
         fresh = client.post("/api/layouts/start", json={"variant": "liangguo", "seat": 1})
         assert fresh.status_code == 401
@@ -105,6 +109,16 @@ def test_a_deployment_starts_from_the_last_layout_played_or_an_automatic_one(
         assert fresh.json()["source"] == "auto"
         assert engine.deployment_problems("liangguo", 1, fresh.json()["layout"]) == []
         alice.request({"type": "leave", "table": table})  # the game ends (an escape)
+        bob.until(lambda m: m["type"] == "update" and m["snapshot"]["status"] == "finished")
+        assert bob.snapshot is not None
+        assert bob.snapshot["points"] == [-2, 1]  # rated: no bot at the table
+        assert bob.snapshot["scoring"] == {
+            "rated": True,
+            "unrated_because": None,
+            "stake": 1,
+            "stood_in": [],
+        }
+        assert bob.snapshot["seats"][1]["points"] == 1  # the title after the game, at once
         login = client.post("/api/auth/login", json={"name": "alice", "password": "secret-pw"})
         auth = {"Authorization": f"Bearer {login.json()['token']}"}
         last = client.post(
