@@ -20,6 +20,9 @@ from typing import Any
 from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
 from redis import asyncio as aioredis
+from starlette.middleware.gzip import GZipMiddleware
+from starlette.responses import Response
+from starlette.types import Scope
 
 from engine.bot import decide
 from server import accounts, admin, games, layouts, lobby, observability, realtime, standings
@@ -124,6 +127,17 @@ def create_app(settings: Settings | None = None, tune_gc: bool = False) -> FastA
 
     app.include_router(observability.router)
 
+    app.add_middleware(GZipMiddleware, minimum_size=1000)  # text answers, compressed
     if settings.web_dir.is_dir():
-        app.mount("/", StaticFiles(directory=settings.web_dir, html=True), name="web")
+        app.mount("/", ClientFiles(directory=settings.web_dir, html=True), name="web")
     return app
+
+
+class ClientFiles(StaticFiles):
+    """The browser client's files, revalidated on every load (their ETag answers 304 when
+    unchanged), so that a new version of the client is never run from a stale cache."""
+
+    async def get_response(self, path: str, scope: Scope) -> Response:
+        response = await super().get_response(path, scope)
+        response.headers["Cache-Control"] = "no-cache"
+        return response
