@@ -56,6 +56,7 @@ from engine.errors import (
 )
 from engine.events import Event
 from engine.game import apply, new_game, start_from
+from engine.jql import format_jql, parse_jql
 from engine.movement import destinations, legal_move_list, legal_moves
 from engine.notation import format_layout, parse_layout
 from engine.outcome import (
@@ -143,6 +144,7 @@ __all__ = [
     "deploy_stations",
     "deployment_problems",
     "destinations",
+    "format_jql",
     "format_layout",
     "get_board",
     "get_variant",
@@ -151,6 +153,7 @@ __all__ = [
     "legal_move_list",
     "legal_moves",
     "new_game",
+    "parse_jql",
     "parse_layout",
     "record_of",
     "replay",

@@ -54,10 +54,11 @@ _RANK_KEYS = frozenset(r.value for r in Rank)
 HEADER = "# junqi layout: row 1 (front) to row 6 (back), columns from the owner's left"
 
 
-def format_layout(layout: Mapping[str, str]) -> str:
-    """The text of one seat's layout (``{station id: rank key}`` on a single arm)."""
+def arm_cells(layout: Mapping[str, str]) -> dict[tuple[int, int], Rank]:
+    """One seat's layout (``{station id: rank key}`` on a single arm) by (row, column) of the
+    arm, as every layout file holds it; MalformedInput for anything else."""
     seats = set()
-    cells: dict[tuple[int, int], str] = {}
+    cells: dict[tuple[int, int], Rank] = {}
     for sid, key in layout.items():
         match = _ARM_ID.fullmatch(sid)
         if match is None:
@@ -65,12 +66,23 @@ def format_layout(layout: Mapping[str, str]) -> str:
         if key not in _RANK_KEYS:
             raise MalformedInput(f"unknown rank {key!r} on {sid}")
         seats.add(int(match[1]))
-        cells[int(match[2]), int(match[3])] = SHORT_NAME[Rank(key)]
+        cells[int(match[2]), int(match[3])] = Rank(key)
     if len(seats) > 1:
         raise MalformedInput(f"a layout covers one arm, not seats {sorted(seats)}")
+    return cells
+
+
+def format_layout(layout: Mapping[str, str]) -> str:
+    """The text of one seat's layout (``{station id: rank key}`` on a single arm)."""
+    cells = arm_cells(layout)
     lines = [HEADER]
     for r in range(1, ARM_ROWS + 1):
-        lines.append(" ".join(cells.get((r, c), EMPTY) for c in range(1, ARM_COLS + 1)))
+        lines.append(
+            " ".join(
+                SHORT_NAME[cells[r, c]] if (r, c) in cells else EMPTY
+                for c in range(1, ARM_COLS + 1)
+            )
+        )
     return "\n".join(lines) + "\n"
 
 

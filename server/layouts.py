@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import base64
+import binascii
 import json
 from typing import Annotated, Literal
 
-from fastapi import APIRouter, HTTPException, Path, Response
+from fastapi import APIRouter, HTTPException, Path, Query, Response
 from fastapi.responses import PlainTextResponse
 from pydantic import BaseModel, Field
 from sqlalchemy import select
@@ -161,15 +163,53 @@ async def parse(body: LayoutIn, seat: int = 0) -> ParsedOut:
     return ParsedOut(layout={sid: r.value for sid, r in layout.items()}, error=None)
 
 
+def _arm(body: DeployIn) -> dict[str, str]:
+    """The seat's own arm of a layout being edited (what a layout file holds)."""
+    _hand(body)  # a known variant and one of its seats
+    return {sid: key for sid, key in body.layout.items() if sid.startswith(f"{body.seat}:")}
+
+
 @router.post("/format", response_class=PlainTextResponse)
 async def format_file(body: DeployIn) -> PlainTextResponse:
     """A layout as its text file (export)."""
-    _hand(body)  # a known variant and one of its seats
-    arm = {sid: key for sid, key in body.layout.items() if sid.startswith(f"{body.seat}:")}
     try:
-        return PlainTextResponse(engine.format_layout(arm))
+        return PlainTextResponse(engine.format_layout(_arm(body)))
     except engine.MalformedInput as error:
         raise HTTPException(422, str(error)) from None
+
+
+@router.post(
+    "/jql",
+    response_class=Response,
+    responses={200: {"content": {"application/octet-stream": {}}, "description": "the file"}},
+)
+async def jql_file(body: DeployIn) -> Response:
+    """A layout as a QQ游戏 layout file (``.jql``, 50 bytes; ``engine.jql``)."""
+    try:
+        data = engine.format_jql(_arm(body))
+    except engine.MalformedInput as error:
+        raise HTTPException(422, str(error)) from None
+    return Response(
+        data,
+        media_type="application/octet-stream",
+        headers={"Content-Disposition": 'attachment; filename="layout.jql"'},
+    )
+
+
+class JqlIn(BaseModel):
+    data: str = Field(max_length=400, description="the .jql file's bytes, base64")
+
+
+@router.post("/parse-jql", response_model=ParsedOut)
+async def parse_jql(body: JqlIn, seat: Annotated[int, Query(ge=0, le=3)] = 0) -> ParsedOut:
+    """A QQ游戏 layout file (``.jql``) read as a layout for ``seat`` (import); a file that is
+    not one is an answer too, saying so."""
+    try:
+        layout = engine.parse_jql(base64.b64decode(body.data, validate=True), seat)
+    except (binascii.Error, engine.MalformedInput) as error:
+        why = str(error) if isinstance(error, engine.MalformedInput) else "not a QQ layout file"
+        return ParsedOut(layout=None, error=why)
+    return ParsedOut(layout={sid: r.value for sid, r in layout.items()}, error=None)
 
 
 @router.get("", response_model=list[LayoutOut])

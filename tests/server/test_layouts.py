@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import base64
+
 from fastapi.testclient import TestClient
 
 import engine
@@ -64,3 +66,25 @@ def test_layouts_are_private_and_checked(client: TestClient) -> None:
         "/api/layouts", json={"name": "c", "variant": "chess", "text": text}, headers=erin
     )
     assert chess.status_code == 422
+
+
+def test_qq_layout_files_go_out_and_back_in(client: TestClient) -> None:
+    layout = {sid: str(rank) for sid, rank in engine.auto_layout("siguo", 3, 5).items()}
+    exported = client.post(
+        "/api/layouts/jql", json={"variant": "siguo", "seat": 3, "layout": layout}
+    )
+    assert exported.status_code == 200
+    assert exported.headers["content-type"] == "application/octet-stream"
+    assert len(exported.content) == 50 and exported.content.startswith(b"QQGame JQL File")
+    data = base64.b64encode(exported.content).decode()
+    back = client.post("/api/layouts/parse-jql?seat=3", json={"data": data}).json()
+    assert back == {"layout": layout, "error": None}
+    elsewhere = client.post("/api/layouts/parse-jql?seat=1", json={"data": data}).json()
+    assert elsewhere["layout"] == {f"1:{sid[2:]}": rank for sid, rank in layout.items()}
+    for junk in ("aGVsbG8=", "not base64!"):
+        refused = client.post("/api/layouts/parse-jql", json={"data": junk}).json()
+        assert refused["layout"] is None and refused["error"].startswith("not a QQ layout file")
+    specials = client.post(
+        "/api/layouts/jql", json={"variant": "sandayi", "seat": 0, "layout": {"0:11": "missile"}}
+    )
+    assert specials.status_code == 422

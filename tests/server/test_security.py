@@ -187,6 +187,8 @@ PUBLIC = {  # (method, path) anyone may use; every other route needs a bearer to
     ("POST", "/api/layouts/auto"),
     ("POST", "/api/layouts/parse"),
     ("POST", "/api/layouts/format"),
+    ("POST", "/api/layouts/jql"),
+    ("POST", "/api/layouts/parse-jql"),
     ("GET", "/health"),
     ("GET", "/ready"),
     ("GET", "/metrics"),

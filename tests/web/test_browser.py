@@ -16,7 +16,6 @@ from __future__ import annotations
 import contextlib
 import json
 import threading
-from collections.abc import Iterator
 from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
@@ -30,15 +29,16 @@ from websockets.sync.client import connect
 import engine
 from tests.engine.test_luanzhan import marshal_killed
 from tests.live import live_server
+from tests.web.conftest import ROOMS, SETTINGS
 from tests.web.ui import (
     DESKTOP,
     PHONE,
     Player,
+    all_seated,
     board_fits,
     drag,
     enter_as_guest,
     label_height,
-    launch,
     marks_on_top,
     needs_chromium,
     press,
@@ -54,47 +54,6 @@ from tests.web.ui import (
 
 pytestmark = needs_chromium
 
-ROOMS = [
-    {"id": "siguo", "name": "四国 一室", "variant": "siguo", "options": {"max_total_moves": 36}},
-    {
-        "id": "siguo-open",
-        "name": "四国 双明室",
-        "variant": "siguo",
-        "options": {"information": "partners_open", "max_total_moves": 24},
-    },
-    {
-        "id": "luanzhan",
-        "name": "乱战 一室",
-        "variant": "luanzhan",
-        "options": {"max_total_moves": 32},
-    },
-    {
-        "id": "sandayi",
-        "name": "三打一 一室",
-        "variant": "sandayi",
-        "options": {"max_total_moves": 32},
-    },
-    {
-        "id": "sanguo",
-        "name": "三国 随机防作弊室",
-        "variant": "sanguo",
-        "options": {"max_total_moves": 30, "random_seats": True},
-    },
-    {
-        "id": "liangguo",
-        "name": "二人 一室",
-        "variant": "liangguo",
-        "options": {"max_total_moves": 200, "surrender_after_seconds": 0},
-    },
-    {"id": "fanqi", "name": "翻棋 一室", "variant": "fanqi", "options": {"max_total_moves": 40}},
-    {
-        "id": "quick",
-        "name": "四国 quick",
-        "variant": "siguo",
-        "options": {"move_seconds": 60, "no_capture_plies": 16},
-    },
-]
-SETTINGS = {"JUNQI_BOT_PAUSE_SECONDS": "0.05"}
 SIZES: list[ViewportSize] = [
     PHONE,
     {"width": 360, "height": 640},
@@ -103,26 +62,6 @@ SIZES: list[ViewportSize] = [
     {"width": 768, "height": 1024},
     {"width": 1920, "height": 1080},
 ]
-
-
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    with live_server(tmp_path_factory.mktemp("web"), ROOMS, SETTINGS) as base:
-        yield base
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    yield from launch()
-
-
-def all_seated(page: Page) -> None:
-    """Wait until every seat of the open table is taken and drawn at its arm."""
-    page.wait_for_function(
-        "() => window.junqi.table?.snapshot?.seats.every((s) => s.name !== null)"
-        " && document.querySelectorAll('.seat-panel').length"
-        " === window.junqi.table.snapshot.seats.length"
-    )
 
 
 def behind_a_bot_host(page: Page, room: str) -> None:
@@ -390,7 +329,7 @@ def test_a_player_deploys_from_a_file_swaps_saves_and_finds_the_layout_again(
     page.goto(server)
     page.fill("input[name=name]", "x")
     page.click("button[name=register]")
-    assert "2–32" in page.inner_text("#notice")  # said in words, not a raw refusal
+    assert "2–20" in page.inner_text("#notice")  # said in words, not a raw refusal
     page.fill("input[name=name]", "老司令")
     page.fill("input[name=password]", "secret-pw")
     page.click("button[name=register]")

@@ -63,6 +63,23 @@ def enter_as_guest(page: Page, base: str) -> None:
     page.wait_for_selector("#lobby .room")
 
 
+def all_seated(page: Page) -> None:
+    """Wait until every seat of the open table is taken and drawn at its arm."""
+    page.wait_for_function(
+        "() => window.junqi.table?.snapshot?.seats.every((s) => s.name !== null)"
+        " && document.querySelectorAll('.seat-panel').length"
+        " === window.junqi.table.snapshot.seats.length"
+    )
+
+
+def says(page: Page, selector: str, text: str) -> None:
+    """Wait until the element shows ``text``."""
+    page.wait_for_function(
+        "([selector, text]) => document.querySelector(selector)?.textContent.includes(text)",
+        arg=[selector, text],
+    )
+
+
 def press(page: Page, station: str, touch: bool = False) -> None:
     """Click (or tap) a station; on a board too small to touch, a first tap zooms in there."""
     hit = page.locator(f"circle.hit[data-station='{station}']")

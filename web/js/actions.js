@@ -7,6 +7,7 @@ import { changed, notify, store } from "./store.js";
 
 // A table command (sit, ready, add_bot, ...); resolves to the answer, or to null if refused.
 export async function command(message) {
+  notify(null); // the player moved on: an old notice goes
   try {
     return await store.socket.send(message);
   } catch (error) {
@@ -38,6 +39,7 @@ export function snapshotArrived(version) {
 export async function act(action, stillValid = () => true) {
   const table = store.table;
   if (!table?.snapshot) return false;
+  if (store.notice?.kind === "error") notify(null);
   for (let attempt = 0; attempt < 2; attempt++) {
     const version = table.snapshot.version;
     try {

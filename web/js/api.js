@@ -4,20 +4,21 @@
 // saw, and keeps the offset between this machine's clock and the server's (from its pongs).
 
 export class ServerError extends Error {
-  constructor(code, message, field) {
+  constructor(code, message, field, kind) {
     super(message ?? code);
     this.code = code;
-    this.field = field;
+    this.field = field; // a refused input: which field,
+    this.kind = kind; // and what is wrong with it (string_too_long, ...)
   }
 }
 
-const STATUS_CODES = { 401: "unauthorized", 403: "forbidden", 404: "no_table", 409: "conflict", 429: "rate_limited" };
+const STATUS_CODES = { 401: "unauthorized", 403: "forbidden", 404: "not_found", 409: "conflict", 429: "rate_limited" };
 
 function restError(status, data) {
   const detail = data && typeof data === "object" ? data.detail : data;
   if (status === 422 && Array.isArray(detail)) {
     const loc = detail[0]?.loc ?? [];
-    return new ServerError("validation", detail[0]?.msg, loc[loc.length - 1]);
+    return new ServerError("validation", detail[0]?.msg, loc[loc.length - 1], detail[0]?.type);
   }
   const code = STATUS_CODES[status] ?? (status === 422 ? "validation" : "server");
   return new ServerError(code, typeof detail === "string" ? detail : undefined);
@@ -28,20 +29,30 @@ export class Api {
     this.token = localStorage.getItem("junqi.token");
   }
 
-  async call(method, path, body) {
+  async fetch(method, path, body) {
     const headers = { "Content-Type": "application/json" };
     if (this.token) headers.Authorization = `Bearer ${this.token}`;
-    let response;
     try {
-      response = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+      return await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
     } catch {
       throw new ServerError("network");
     }
+  }
+
+  async call(method, path, body) {
+    const response = await this.fetch(method, path, body);
     const text = await response.text();
     let data = text;
     try { data = JSON.parse(text); } catch { /* plain text answers: layout files */ }
     if (!response.ok) throw restError(response.status, data);
     return data;
+  }
+
+  // A file the server makes (a layout file to download).
+  async blob(method, path, body) {
+    const response = await this.fetch(method, path, body);
+    if (!response.ok) throw restError(response.status, await response.json().catch(() => null));
+    return response.blob();
   }
 
   async enter(kind, name, password) {

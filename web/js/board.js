@@ -11,6 +11,15 @@ export const UNIT = 40; // user units per board unit (the distance of two neighb
 export const ARMY_COLOURS = ["#c0392b", "#c27c0e", "#1e8449", "#2e5aa8"];
 export const NEUTRAL = "#6b7280";
 const PANEL = { side: [5.2, 3.5], outward: [6.6, 2.3] }; // panel width, height in board units
+// each army's shape, so that armies are told apart without their colours too
+const SHAPES = [
+  "M0,-4.5 L4.5,3.5 L-4.5,3.5 Z", // ▲
+  "M-4,0 A4,4 0 1,0 4,0 A4,4 0 1,0 -4,0 Z", // ●
+  "M-3.8,-3.8 H3.8 V3.8 H-3.8 Z", // ■
+  "M0,-5 L5,0 L0,5 L-5,0 Z", // ◆
+];
+const shape = (army, x, y, scale = 1) => (SHAPES[army] === undefined ? nothing
+  : svg`<path class="army-mark" d=${SHAPES[army]} transform=${`translate(${x},${y}) scale(${scale})`}></path>`);
 
 // --- geometry ---------------------------------------------------------------------------------
 
@@ -140,6 +149,7 @@ function piece(g, p, model) {
     const colour = p.army === null || p.army === undefined ? NEUTRAL : ARMY_COLOURS[p.army];
     inner = svg`<rect class=${`face${p.gold ? " gold" : ""}${p.mine ? " mine" : ""}`} x="-17" y="-11.5" width="34" height="23" rx="3" style=${`fill:${colour}`}></rect>
       ${p.label ? svg`<text class="label" y="4.6">${p.label}</text>` : nothing}
+      ${shape(p.army, -13, -7.5, 0.55)}
       ${p.carrying ? svg`<text class="carry" x="13" y="-6">⚑</text>` : nothing}`;
   }
   const classes = `piece${model.selected === p.station ? " selected" : ""}${model.flippable?.has(p.station) ? " flippable" : ""}`;
@@ -174,6 +184,12 @@ function marks(g, model) {
       <title>${codes.join("\n")}</title>
       <rect x="-20" y="-14.5" width="40" height="29" rx="4"></rect>
       <circle cx="-15" cy="-12" r="7"></circle><text x="-15" y="-8.5">!</text></g>`);
+  }
+  if (model.hover) {
+    for (const station of new Set([model.hover.origin, model.hover.target])) {
+      const [x, y] = at(g, station);
+      out.push(svg`<rect class="hover-mark" x=${x - 22} y=${y - 16} width="44" height="32" rx="6"></rect>`);
+    }
   }
   if (model.selected) {
     const [x, y] = at(g, model.selected);
@@ -233,6 +249,7 @@ function panel(g, p) {
       style=${`--seat:${p.colour}`}>
     <rect class="panel-bg" width=${w} height=${h} rx="10"></rect>
     <rect class="swatch" x="8" y="8" width="28" height="28" rx="6"></rect>${badge}
+    <g class=${p.badge ? "shape-corner" : "shape-inside"}>${p.badge ? shape(p.army, 40, 12, 0.8) : shape(p.army, 22, 22, 1.7)}</g>
     <text class="seat-name" x="46" y=${line(0)}>${p.name}${p.you ? svg`<tspan class="you-tag" dx="6">(${p.youLabel})</tspan>` : nothing}</text>
     ${compact ? nothing : svg`<text class="seat-title" x="46" y=${line(1)}>${p.title}</text>`}
     ${showStatus ? svg`<text class="seat-status" x=${compact ? 46 : 10} y=${compact ? line(1) : line(2)}>${compact ? `${p.title}  ` : ""}${status}</text>` : nothing}
@@ -247,6 +264,7 @@ function panel(g, p) {
 //   seat(seat) (a click on a seat's panel), panelAction(seat, action) (a panel's button) }.
 export function boardView(g, model, on) {
   const [bx, by, bw, bh] = g.box.map((v) => v * UNIT);
+  const labels = new Map(model.pieces.map((p) => [p.station, p.label || "?"])); // for screen readers
   return svg`<svg class=${`board board-${g.data.key}${model.interactive ? "" : " overview"}`} viewBox=${`${bx} ${by} ${bw} ${bh}`}
       role="group" aria-label=${model.label ?? ""}
       @pointerdown=${(e) => pointerDown(e, model)} @pointermove=${pointerMove} @pointerup=${(e) => pointerUp(e, model, on)}
@@ -263,8 +281,9 @@ export function boardView(g, model, on) {
     <g class="hits">${g.data.stations.map((s) => {
       const [x, y] = at(g, s.id);
       const drag = model.draggable?.has(s.id);
+      const label = labels.get(s.id);
       return svg`<circle class=${`hit${drag ? " drag" : ""}`} cx=${x} cy=${y} r=${UNIT / 2} data-station=${s.id}
-        tabindex=${model.interactive ? "0" : "-1"} role="button" aria-label=${s.id}></circle>`;
+        tabindex=${model.interactive ? "0" : "-1"} role="button" aria-label=${label === undefined ? s.id : `${s.id} ${label}`}></circle>`;
     })}</g>
     <g class="ghost" pointer-events="none"></g>
   </svg>`;
@@ -358,7 +377,27 @@ function pointerCancel(e) {
   press = null;
 }
 
+const ARROWS = { ArrowUp: [0, -1], ArrowDown: [0, 1], ArrowLeft: [-1, 0], ArrowRight: [1, 0] };
+
+// The arrow keys go from station to station: to the nearest one that way.
+function arrow(e, dir) {
+  const here = e.target.getBoundingClientRect();
+  const [hx, hy] = [here.left + here.width / 2, here.top + here.height / 2];
+  let best = null, bestScore = Infinity;
+  for (const hit of e.currentTarget.querySelectorAll("circle.hit")) {
+    const r = hit.getBoundingClientRect();
+    const dx = r.left + r.width / 2 - hx, dy = r.top + r.height / 2 - hy;
+    const along = dx * dir[0] + dy * dir[1], across = Math.abs(dx * dir[1] - dy * dir[0]);
+    if (along <= 1 || across > along * 1.2) continue;
+    const score = along + across * 2;
+    if (score < bestScore) { best = hit; bestScore = score; }
+  }
+  if (best) { e.preventDefault(); best.focus(); }
+}
+
 function keyDown(e, on) {
+  const dir = ARROWS[e.key];
+  if (dir && e.target.classList?.contains("hit")) { arrow(e, dir); return; }
   if (e.key !== "Enter" && e.key !== " ") return;
   const button = e.target.closest?.(".svg-button");
   const hit = e.target.closest?.("[data-station]");

@@ -125,10 +125,15 @@ async function loadSaved(tbl) {
 }
 
 async function fromText(tbl, name, text) {
-  const parsed = await store.api.call("POST", `/api/layouts/parse?seat=${tbl.snapshot.you}`, { name, variant: game(tbl).variant, text });
+  show(tbl, await store.api.call("POST", `/api/layouts/parse?seat=${tbl.snapshot.you}`, { name, variant: game(tbl).variant, text }));
+}
+
+// A file read by the server: its layout, or why it could not be read (in the player's words).
+function show(tbl, parsed) {
   if (parsed.error) {
     const line = /line (\d+)/.exec(parsed.error)?.[1];
-    tbl.deploy.problems = [{ code: "file", stations: [], line }];
+    const qq = parsed.error.startsWith("not a QQ") ? "jqlNotOne" : parsed.error.startsWith("byte") ? "jqlBad" : null;
+    tbl.deploy.problems = [{ code: "file", stations: [], line, qq }];
     changed();
     return;
   }
@@ -140,27 +145,40 @@ async function save(tbl) {
   if (!name) return;
   try {
     const text = await store.api.call("POST", "/api/layouts/format", { ...args(tbl), layout: tbl.deploy.draft ?? {} });
-    await store.api.call("POST", "/api/layouts", { name: name.slice(0, 64), variant: game(tbl).variant, text });
+    await store.api.call("POST", "/api/layouts", { name, variant: game(tbl).variant, text });
     notify(t("saved", { name }), "info");
     loadSaved(tbl);
   } catch (error) {
+    error.layout = true; // the field at fault is the layout's name
     notify(errorText(error.code === "conflict" ? { code: "layout_exists" } : error));
   }
 }
 
-async function exportFile(tbl) {
+// A layout file to download: the project's text (.txt) or QQ游戏's (.jql).
+async function exportFile(tbl, kind) {
   try {
-    const text = await store.api.call("POST", "/api/layouts/format", { ...args(tbl), layout: tbl.deploy.draft ?? {} });
+    const path = kind === "jql" ? "/api/layouts/jql" : "/api/layouts/format";
+    const blob = await store.api.blob("POST", path, { ...args(tbl), layout: tbl.deploy.draft ?? {} });
     const link = document.createElement("a");
-    link.href = URL.createObjectURL(new Blob([text], { type: "text/plain" }));
-    link.download = "junqi-layout.txt";
+    link.href = URL.createObjectURL(blob);
+    link.download = `junqi-layout.${kind}`;
     link.click();
   } catch (error) { notify(errorText(error)); }
 }
 
+const QQ_MARK = "QQGame JQL";
+
 async function importFile(tbl, file) {
   if (!file) return;
-  try { await fromText(tbl, file.name.slice(0, 60), await file.text()); } catch (error) { notify(errorText(error)); }
+  try {
+    const bytes = new Uint8Array(await file.arrayBuffer());
+    if (file.name.toLowerCase().endsWith(".jql") || String.fromCharCode(...bytes.slice(0, 10)) === QQ_MARK) {
+      const data = btoa(String.fromCharCode(...bytes.slice(0, 300)));
+      show(tbl, await store.api.call("POST", `/api/layouts/parse-jql?seat=${tbl.snapshot.you}`, { data }));
+    } else {
+      await fromText(tbl, file.name.slice(0, 60), new TextDecoder().decode(bytes));
+    }
+  } catch (error) { notify(errorText(error)); }
 }
 
 // The primary deploy action, for the action bar.
@@ -189,13 +207,14 @@ export function deployTools(tbl) {
           ${deploy.saved.map((r) => html`<option value=${r.id}>${r.name}</option>`)}
         </select>
         <button id="save" @click=${() => save(tbl)}>${t("save")}</button>
-        <button id="export" @click=${() => exportFile(tbl)}>${t("export")}</button>
-        <label class="file button">${t("import")}<input id="import" type="file" accept=".txt,text/plain"
+        <button id="export" @click=${() => exportFile(tbl, "txt")}>${t("export")}</button>
+        <button id="export-jql" @click=${() => exportFile(tbl, "jql")}>${t("exportJql")}</button>
+        <label class="file button">${t("import")}<input id="import" type="file" accept=".txt,.jql,text/plain"
           @change=${(e) => { importFile(tbl, e.target.files[0]); e.target.value = ""; }}></label>`}
     </div>
     ${problems.length
       ? html`<h3>${t("problems")}</h3><ul class="problems">${problems.map((p) => html`
-          <li class="problem-line" data-code=${p.code}>${p.code === "file" ? t(p.line ? "fileBad" : "fileUnreadable", { n: p.line }) : problemText(p.code)}</li>`)}</ul>`
+          <li class="problem-line" data-code=${p.code}>${p.code === "file" ? t(p.qq ?? (p.line ? "fileBad" : "fileUnreadable"), { n: p.line }) : problemText(p.code)}</li>`)}</ul>`
       : deploy.draft ? html`<p class="good">✓ ${t("layoutLegal")}</p>` : nothing}
   </section>`;
 }

@@ -4,7 +4,7 @@
 const WORDS = {
   zh: {
     title: "军棋", guest: "游客进入", login: "登录", register: "注册", name: "名字", password: "密码",
-    signInHint: "名字 2–32 个字，密码至少 6 位", lobby: "大厅", create: "开新桌", sit: "坐下",
+    signInHint: "名字 2–20 个字 (汉字、字母、数字、_ 或 -), 密码至少 6 位", lobby: "大厅", create: "开新桌", sit: "坐下",
     watch: "旁观", stand: "站起", ready: "开始", unready: "取消准备", leave: "离开",
     empty: "空位", waiting: "等待中", playing: "对局中", finished: "已结束", profile: "我的战绩",
     points: "积分", titleOf: "军衔", record: "胜/负/和", chat: "聊天", send: "发送",
@@ -46,12 +46,21 @@ const WORDS = {
     lobbyNote: "选择房间, 开新桌或坐下; 也可以直接和机器人对局",
     colourRed: "红", colourYellow: "黄", colourGreen: "绿", colourBlue: "蓝",
     colourless: "未定色", flipHint: "点一个背面的棋子翻开, 或走一步自己颜色的棋子",
-    paused: "对局暂停, 等待掉线的玩家回来", rejoin: "回到对局", history: "棋谱", tapToZoom: "点棋盘放大后走棋", scoutOff: "不侦察", scoutAll: "全体可见",
+    paused: "对局暂停, 等待掉线的玩家回来", rejoin: "回到对局", history: "棋谱", on: "开", off: "关", exportJql: "导出QQ布局 (.jql)",
+    jqlNotOne: "这不是QQ游戏的布局文件 (.jql)", jqlBad: "QQ布局文件里有认不出的棋子", soundOn: "打开声音", soundOff: "关闭声音", perspectiveMark: "视角", pause: "❚❚ 暂停", autoplay: "▶ 自动播放",
+    speed: "速度", perspective: "视角", boardOpen: "明棋 (全部亮出)", asSpectator: "旁观者所见", asSeat: "{name} 当时所见",
+    linkHere: "本步链接", recentGames: "最近对局", unratedShort: "不计分", goBack: "返回", quietTables: "已结束和空闲的桌子 ({n})",
+    yourGameOn: "你有一局{variant}正在进行", backOnline: "已重新连接", clockLost: "断线", centre: "中", hiddenPiece: "暗子", flagCarry: "扛旗",
+    gameStarted: "开战", timedOut: "超时, 跳过 (第 {n} 次)", blockedSkip: "无棋可走, 跳过 (第 {n} 次)",
+    offersDraw: "提议和棋", asksSurrender: "请求投降", proposalLapsed: "提议作废", standInAway: "掉线, 机器人托管",
+    standInStarts: "开始托管", standInEnds: "取消托管", resumed: "对局继续", kicked: "被请离",
+    dissolvedBy: "对局被解散", rated: "计分对局 · 底分 {stake}", unrated: "不计分: {why}",
+    unrated_bots: "桌上有机器人", unrated_null: "", stoodInBy: "托管过: {names}", tapToZoom: "点棋盘放大后走棋", scoutOff: "不侦察", scoutAll: "全体可见",
     scoutTeam: "本队可见", fileBad: "布局文件第 {n} 行无法识别", fileUnreadable: "无法读取这个布局文件",
   },
   en: {
     title: "Junqi", guest: "Play as guest", login: "Sign in", register: "Register", name: "Name",
-    password: "Password", signInHint: "Name 2–32 characters, password at least 6",
+    password: "Password", signInHint: "A name is 2–20 letters, digits, Chinese characters, _ or -; a password at least 6 characters",
     lobby: "Lobby", create: "New table", sit: "Sit", watch: "Watch", stand: "Stand up",
     ready: "Ready", unready: "Not ready", leave: "Leave", empty: "empty", waiting: "waiting",
     playing: "playing", finished: "finished", profile: "My record", points: "Points",
@@ -98,7 +107,16 @@ const WORDS = {
     saved: "Saved: {name}", lobbyNote: "Pick a room, open a table or sit down; or play bots at once",
     colourRed: "red", colourYellow: "yellow", colourGreen: "green", colourBlue: "blue",
     colourless: "no colour yet", flipHint: "Click a face-down piece to flip it, or move a piece of your colour",
-    paused: "Paused until the absent player is back", rejoin: "Back to my game", history: "Moves", tapToZoom: "tap the board to zoom in", scoutOff: "off",
+    paused: "Paused until the absent player is back", rejoin: "Back to my game", history: "Moves", on: "on", off: "off", exportJql: "Export QQ layout (.jql)",
+    jqlNotOne: "this is not a QQ游戏 layout file (.jql)", jqlBad: "the QQ layout file holds an unknown piece", soundOn: "Sound on", soundOff: "Sound off", perspectiveMark: "view", pause: "❚❚ Pause", autoplay: "▶ Autoplay",
+    speed: "Speed", perspective: "Seen by", boardOpen: "the board open", asSpectator: "a spectator",
+    asSeat: "{name}, as they knew it", linkHere: "Link to this move", recentGames: "Recent games", unratedShort: "unrated", goBack: "Back", quietTables: "Finished and idle tables ({n})",
+    yourGameOn: "Your game of {variant} is on", backOnline: "Back online", clockLost: "offline", centre: "centre", hiddenPiece: "a hidden piece",
+    flagCarry: "picks up the flag", gameStarted: "the battle begins", timedOut: "timed out, turn lost ({n})",
+    blockedSkip: "no legal move, skipped ({n})", offersDraw: "offers a draw", asksSurrender: "asks to surrender",
+    proposalLapsed: "the offer lapsed", standInAway: "away: a bot plays on", standInStarts: "a bot plays (托管)",
+    standInEnds: "plays again", resumed: "play goes on", kicked: "removed", dissolvedBy: "the game was dissolved", rated: "Rated · stake {stake}", unrated: "Not rated: {why}",
+    unrated_bots: "bots at the table", unrated_null: "", stoodInBy: "a bot stood in for {names}", tapToZoom: "tap the board to zoom in", scoutOff: "off",
     scoutAll: "shown to all", scoutTeam: "shown to the team", fileBad: "line {n} of the layout file cannot be read",
     fileUnreadable: "the layout file cannot be read",
   },
@@ -175,7 +193,7 @@ const PROBLEMS = {
 
 const ERRORS = {
   zh: {
-    bad_json: "消息格式错误", bad_message: "消息格式错误", too_large: "消息太长", no_room: "没有这个房间",
+    bad_json: "消息格式错误", bad_message: "消息格式错误", bad_command: "无法识别的操作", too_large: "消息太长", no_room: "没有这个房间",
     room_full: "房间已满, 请换一个房间", no_table: "这张桌子已经不在了", bad_seat: "这个座位不能坐",
     seat_taken: "这个座位已经有人了", game_running: "对局进行中, 现在不能换座", not_seated: "请先坐下",
     not_playing: "现在没有你的对局", stale_version: "局面已变化, 请再试一次", not_allowed: "你不能这样做",
@@ -186,11 +204,13 @@ const ERRORS = {
     not_owner: "只有室主或管理员可以这样做", moved: "桌子正在转移, 请稍后再试",
     unavailable: "服务器暂时无法保存, 请再试一次", bad_options: "桌规设置不正确", bad_level: "没有这个机器人水平",
     unauthorized: "名字或密码不对", forbidden: "你被禁止登录", conflict: "这个名字已经有人用了",
-    validation: "输入不正确: {field}", network: "网络错误, 请重试", server: "服务器出错了, 请重试",
-    name_taken: "这个名字已经有人用了", layout_exists: "你已经有同名的布局",
+    validation: "输入不正确: {field}", validation_string_too_long: "{field}太长了",
+    validation_string_too_short: "{field}太短了", validation_string_pattern_mismatch: "{field}里有不允许的字符", network: "网络错误, 请重试", server: "服务器出错了, 请重试",
+    name_taken: "这个名字已经有人用了", layout_exists: "你已经有同名的布局", not_found: "没有找到",
+    no_user: "没有这个玩家",
   },
   en: {
-    bad_json: "malformed message", bad_message: "malformed message", too_large: "message too long",
+    bad_json: "malformed message", bad_message: "malformed message", bad_command: "unknown command", too_large: "message too long",
     no_room: "no such room", room_full: "the room is full: try another", no_table: "that table is gone",
     bad_seat: "you cannot sit there", seat_taken: "that seat is taken", game_running: "the game is on: seats stay",
     not_seated: "sit down first", not_playing: "you have no game running here", stale_version: "the board changed: try again",
@@ -202,14 +222,22 @@ const ERRORS = {
     moved: "the table is moving: try again in a moment", unavailable: "the server could not keep that: try again",
     bad_options: "the table rules are not valid", bad_level: "no such bot level",
     unauthorized: "wrong name or password", forbidden: "you may not sign in", conflict: "that name is taken",
-    validation: "invalid input: {field}", network: "network error: try again", server: "server error: try again",
+    validation: "invalid input: {field}", validation_string_too_long: "the {field} is too long",
+    validation_string_too_short: "the {field} is too short",
+    validation_string_pattern_mismatch: "the {field} holds characters that are not allowed", network: "network error: try again", server: "server error: try again",
     name_taken: "that name is taken", layout_exists: "you have a layout of that name already",
+    not_found: "not found", no_user: "no such player",
   },
 };
 
 const FIELDS = {
   zh: { name: "名字", password: "密码", text: "内容" },
   en: { name: "name", password: "password", text: "text" },
+};
+// a layout's name is the same field as a player's to the server, not to the player
+const LAYOUT_FIELDS = {
+  zh: { name: "布局名称" },
+  en: { name: "layout name" },
 };
 
 export function language() {
@@ -241,8 +269,9 @@ export function errorText(error) {
   const words = ERRORS[language()];
   const code = error?.code;
   if (code === "validation") {
-    const field = FIELDS[language()][error.field] ?? error.field ?? "";
-    return words.validation.replace("{field}", field);
+    const field = (error.layout ? LAYOUT_FIELDS : FIELDS)[language()][error.field] ?? error.field ?? "";
+    const text = words[`validation_${error.kind}`] ?? words.validation;
+    return text.replace("{field}", field);
   }
   return words[code] ?? words.server;
 }

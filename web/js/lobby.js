@@ -5,6 +5,7 @@ import { html, nothing } from "../vendor/lit-html/lit-html.js";
 import { command } from "./actions.js";
 import { chatBox } from "./chat.js";
 import { t, variantName } from "./i18n.js";
+import { profileLink } from "./profile.js";
 import { changed, store } from "./store.js";
 import { openTable } from "./table.js";
 
@@ -56,19 +57,24 @@ async function sit(table, seat) {
 }
 
 function tableRow(table) {
-  const mine = table.seats.some((s) => s.name === store.user?.name);
   return html`<li class="table-row" data-table=${table.id}>
     <span class=${`status ${table.status}`}>${t(table.status)}</span>
     ${table.seats.map((s) => s.name
-      ? html`<span class="seat-name">${s.name}${s.bot ? html` <small>${t("bot")}</small>` : html` <small>${s.title}</small>`}${s.ready ? " ✓" : ""}</span>`
+      ? html`<span class="seat-name">${s.bot ? s.name : profileLink(s.name)}${s.bot ? html` <small>${t("bot")}</small>` : html` <small>${s.title}</small>`}${s.ready ? " ✓" : ""}</span>`
       : table.status === "playing" ? html`<span class="seat-name free">${t("empty")}</span>`
         : html`<button class="sit" data-table=${table.id} data-seat=${s.seat} @click=${() => sit(table.id, s.seat)}>${t("sit")} ${s.seat + 1}</button>`)}
-    ${mine ? html`<button class="primary rejoin" @click=${() => openTable(table.id)}>${t("rejoin")}</button>` : nothing}
+    ${mine(table) ? html`<button class="primary rejoin" @click=${() => openTable(table.id)}>${t("rejoin")}</button>` : nothing}
     <button class="watch" data-table=${table.id} @click=${() => openTable(table.id)}>${t("watch")} (${table.spectators})</button>
   </li>`;
 }
 
+const mine = (table) => table.seats.some((s) => s.name === store.user?.name);
+// a table worth listing: a game on, or somebody waiting at it for players
+const active = (table) => table.status === "playing" || (table.status === "waiting" && table.seats.some((s) => s.name && !s.bot)) || mine(table);
+
 function roomCard(room) {
+  const shown = room.tables.filter(active);
+  const rest = room.tables.filter((table) => !active(table));
   return html`<section class="card room" data-room=${room.id}>
     <header><h3>${room.name}</h3><span class="variant">${variantName(room.variant)}</span></header>
     <div class="buttons">
@@ -84,7 +90,9 @@ function roomCard(room) {
           <option value="off">${t("scoutOff")}</option><option value="all">${t("scoutAll")}</option><option value="team">${t("scoutTeam")}</option></select></label>
         <label><input type="checkbox" name="stand_in"> ${t("standIn")}</label>
       </form></details>
-    <ul class="tables">${room.tables.map(tableRow)}</ul>
+    <ul class="tables">${shown.map(tableRow)}</ul>
+    ${rest.length ? html`<details class="quiet-tables"><summary>${t("quietTables", { n: rest.length })}</summary>
+      <ul class="tables">${rest.map(tableRow)}</ul></details>` : nothing}
   </section>`;
 }
 
@@ -98,11 +106,11 @@ function sidebar() {
       ${escapes?.escapes ? html`<p id="escapes" class="warning">${escapes.banned_until
         ? `${t("escapeBan")} ${new Date(escapes.banned_until).toLocaleString()}` : `${t("escapeWarning")} (${escapes.escapes})`}</p>` : nothing}
       <h3>${t("myGames")}</h3>
-      <ul id="my-games">${extras.myGames.map((g) => html`<li>${variantName(g.variant)} ${t(g.outcome === "draw" ? "drawn" : g.outcome)}
-        <b>${g.points > 0 ? "+" : ""}${g.points}</b></li>`)}</ul>
+      <ul id="my-games">${extras.myGames.map((g) => html`<li><a href=${`#replay/${g.game}`} class="replay-link">${variantName(g.variant)}</a>
+        ${t(g.outcome === "draw" ? "drawn" : g.outcome)} <b>${g.points > 0 ? "+" : ""}${g.points}</b></li>`)}</ul>
     </section>
     <section class="card" id="leaderboard"><h3>${t("leaderboard")}</h3>
-      <ol>${extras.leaderboard.map((r) => html`<li><b>${r.name}</b> ${r.points} <small>${r.title} ${r.wins}/${r.losses}/${r.draws}</small></li>`)}</ol></section>
+      <ol>${extras.leaderboard.map((r) => html`<li><b>${profileLink(r.name)}</b> ${r.points} <small>${r.title} ${r.wins}/${r.losses}/${r.draws}</small></li>`)}</ol></section>
     <section class="card" id="games"><h3>${t("games")}</h3>
       <ul>${extras.games.map((g) => html`<li><a href=${`#replay/${g.id}`} class="replay-link" data-game=${g.id}>
         ${variantName(g.variant)} · ${g.players.map((p) => p.name ?? t("bot")).join(" · ")}</a></li>`)}</ul></section>
@@ -112,8 +120,11 @@ function sidebar() {
 
 export function lobbyView() {
   const lobby = store.lobby;
+  const running = (lobby?.rooms ?? []).flatMap((r) => r.tables).filter((table) => table.status === "playing" && mine(table));
   return html`<section class="lobby-view" id="lobby">
     <div class="rooms">
+      ${running.map((table) => html`<p class="card back-to-game" data-table=${table.id}>${t("yourGameOn", { variant: variantName(table.variant) })}
+        <button class="primary" @click=${() => openTable(table.id)}>${t("rejoin")}</button></p>`)}
       <section class="card welcome">
         <h2>${t("lobby")}</h2><p class="sub">${t("lobbyNote")}</p>
         <button id="play-now" class="primary big" @click=${() => playNow(null)}>${t("playNow")} · ${variantName("siguo")}</button>

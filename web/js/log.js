@@ -3,47 +3,76 @@
 import { html, nothing } from "../vendor/lit-html/lit-html.js";
 import { colourName, eliminationText, outcomeText, rankName, reasonText, t } from "./i18n.js";
 
-const nameOf = (snap, seat) => (seat === null || seat === undefined ? "?" : snap.seats[seat]?.name ?? t("seat", { n: seat }));
+// a seat's player: as seated now, or as the game knew them (players who left stay named)
+export const nameOf = (snap, seat, names = []) => (seat === null || seat === undefined
+  ? "?" : snap.seats[seat]?.name ?? names[seat] ?? t("seat", { n: seat + 1 }));
 
-// One event as a line of the log, or null for those not worth a line.
-export function describe(snap, e) {
-  const who = nameOf(snap, e.seat);
+// How the log names seats and stations: ``who.name(seat)``, ``who.colour(seat)``, and a
+// station as its arm (``who.arm(seat)``: 红, 黄, ...; 中 for the centre) and its row and column.
+function place(who, station) {
+  const [arm, spot] = station.split(":");
+  return `${arm === "c" ? t("centre") : who.arm(Number(arm))}${spot}`;
+}
+
+const rank = (r) => (r ? rankName(r) : t("hiddenPiece"));
+
+// One event as a line of the log: { seat, text, origin, target }, or null for those that are
+// not worth a line. Ranks only where this viewer was told them.
+export function describe(e, who) {
+  const line = (text, extra = {}) => ({ seq: e.seq, seat: e.seat ?? null, text, ...extra });
   switch (e.kind) {
     case "moved": {
-      const rank = e.rank ? `${rankName(e.rank)} ` : "";
       const fight = e.outcome
-        ? ` ⚔ ${e.defender_rank ? rankName(e.defender_rank) : nameOf(snap, e.defender)}: ${outcomeText(e.outcome)}`
-        : "";
-      return `${who}: ${rank}${e.origin} → ${e.target}${fight}`;
+        ? ` ⚔ ${who.name(e.defender)} ${rank(e.defender_rank)}: ${outcomeText(e.outcome)}` : "";
+      return line(`${rank(e.rank)} ${place(who, e.origin)} → ${place(who, e.target)}${fight}`,
+        { origin: e.origin, target: e.target, fight: Boolean(e.outcome) });
     }
-    case "flipped": return `${who}: ${t("flipped")} ${rankName(e.rank)} (${colourName(e.army)})`;
-    case "colour_picked": return `${who}: ${t("picked")} ${colourName(e.colour)}`;
-    case "bid": return `${who}: ${e.level === 0 ? t("pass") : t(`bid${e.level}`)}`;
-    case "banker": return `${nameOf(snap, e.seat)}: ${t("banker")} · ${t(`bid${e.contract}`)}`;
-    case "redealt": return `${t("redeal")} (${e.deal})`;
-    case "deployed": return `${who}: ${t("deployed")}`;
-    case "auto_deployed": return `${who}: ${t("autoLayout")}`;
-    case "flag_revealed": return `${who}: ${t("shownFlag")} ${e.station}`;
-    case "skipped": return `${who}: ${t("skipsUsed", { n: e.skips, max: snap.rules?.max_skips ?? 5 })}`;
-    case "eliminated": return `${who}: ${t("out")} · ${eliminationText(e.reason)}`;
-    case "proposal": return e.proposal === "draw" ? t("proposalDraw", { name: who }) : t("proposalSurrender", { name: who });
-    case "proposal_accepted": return `${who}: ${t("accept")}`;
-    case "proposal_declined": return `${who}: ${t("decline")}`;
-    case "surrendered": return `${who}: ${t("surrender")}`;
-    case "escaped": return `${who}: ${t("escape")}`;
-    case "commander_died": return `${who}: ${rankName(e.rank)} ✝`;
-    case "game_over": return `${t("gameOver")}: ${reasonText(e.result?.reason)}`;
+    case "flipped": return line(`${t("flipped")} ${rankName(e.rank)} (${colourName(e.army)}) ${place(who, e.station)}`,
+      { origin: e.station, target: e.station });
+    case "colours": return line(e.colours.map((c, s) => `${who.name(s)} ${colourName(c)}`).join(" · "));
+    case "flag_picked_up": return line(`${t("flagCarry")} ${place(who, e.origin)} → ${place(who, e.target)}`,
+      { origin: e.origin, target: e.target });
+    case "colour_picked": return line(`${t("picked")} ${colourName(e.colour)}`);
+    case "bid": return line(e.level === 0 ? t("pass") : t(`bid${e.level}`));
+    case "banker": return line(`${t("banker")} · ${t(`bid${e.contract}`)}`);
+    case "redealt": return line(`${t("redeal")} (${e.deal})`);
+    case "deployed": return line(t("deployed"));
+    case "auto_deployed": return line(t("autoLayout"));
+    case "game_started": return line(t("gameStarted"));
+    case "flag_revealed": return line(`${t("shownFlag")} ${place(who, e.station)}`, { origin: e.station, target: e.station });
+    case "flag_raised": return line(`${t("raised")} ${place(who, e.station)}`, { origin: e.station, target: e.station });
+    case "skipped": return line(e.reason === "timeout" ? t("timedOut", { n: e.skips }) : t("blockedSkip", { n: e.skips }));
+    case "eliminated": return line(`${t("out")} · ${eliminationText(e.reason)}${e.victor !== null && e.victor !== undefined ? ` (${who.name(e.victor)})` : ""}`);
+    case "proposal": return line(e.proposal === "draw" ? t("offersDraw") : t("asksSurrender"));
+    case "proposal_accepted": return line(t("accept"));
+    case "proposal_declined": return line(t("decline"));
+    case "proposal_cancelled": return line(t("proposalLapsed"));
+    case "surrendered": return line(t("surrender"));
+    case "escaped": return line(t("escape"));
+    case "commander_died": return line(`${rankName(e.rank)} ✝`);
+    case "stand_in": return line(e.on ? t(e.why === "away" ? "standInAway" : "standInStarts") : t("standInEnds"));
+    case "paused": return line(t("paused"));
+    case "resumed": return line(t("resumed"));
+    case "kicked": return line(`${t("kicked")}: ${e.reason}`);
+    case "dissolved": return line(`${t("dissolvedBy")}: ${e.reason}`);
+    case "game_over": return line(`${t("gameOver")}: ${reasonText(e.result?.reason)}`);
     default: return null;
   }
 }
 
-export function logList(snap, events) {
-  const lines = events.map((e) => ({ seq: e.seq, text: describe(snap, e) })).filter((l) => l.text);
-  return html`<ol class="log" id="log">${lines.slice(-200).map((l) => html`<li data-seq=${l.seq}>${l.text}</li>`)}</ol>`;
+// The log as a list of its ``most`` latest lines; ``on.hover(line or null)`` and ``on.pick(line)``
+// let the board show a line's squares and a replay jump to it; ``current`` is the line to mark.
+export function logList(events, who, on = {}, current = null, most = 300) {
+  const lines = events.map((e) => describe(e, who)).filter(Boolean);
+  return html`<ol class="log" id="log" @mouseleave=${() => on.hover?.(null)}>${lines.slice(-most).map((l) => html`
+    <li data-seq=${l.seq} class=${`${l.fight ? "fight-line" : ""}${l.seq === current ? " current" : ""}`}
+      style=${`--seat:${l.seat === null ? "transparent" : who.colour(l.seat)}`}
+      @mouseenter=${() => on.hover?.(l)} @click=${() => on.pick?.(l)}>
+      ${l.seat === null ? nothing : html`<span class="dot" aria-hidden="true"></span><b>${who.name(l.seat)}</b> `}${l.text}</li>`)}</ol>`;
 }
 
 // The end of a game: who won, why, and what each seat scored.
-export function resultCard(snap, { onClose, onReady, onReplay, onLobby }) {
+export function resultCard(snap, names, { onClose, onReady, onReplay, onLobby }) {
   const g = snap.game, result = g?.result;
   if (!result) return nothing;
   const me = snap.you;
@@ -51,16 +80,22 @@ export function resultCard(snap, { onClose, onReady, onReplay, onLobby }) {
   const drawn = result.winners.length === 0;
   const headline = mine
     ? mine.outcome === "win" ? t("youWon") : drawn && mine.outcome !== "escape" ? t("isDraw") : t("youLost")
-    : drawn ? t("isDraw") : t("sideWon", { names: result.winners.map((s) => nameOf(snap, s)).join(" · ") });
+    : drawn ? t("isDraw") : t("sideWon", { names: result.winners.map((s) => nameOf(snap, s, names)).join(" · ") });
   const points = snap.points ?? [];
+  const scoring = snap.scoring;
+  const rated = !scoring ? "" : scoring.rated
+    ? t("rated", { stake: scoring.stake }) : t("unrated", { why: t(`unrated_${scoring.unrated_because}`) });
+  const stoodIn = (scoring?.stood_in ?? []).map((s) => nameOf(snap, s, names));
   return html`<div class="result card" id="result" data-outcome=${mine?.outcome ?? (drawn ? "draw" : "decided")}>
     <h2>${headline}</h2>
     <p class="reason">${reasonText(result.reason)}</p>
+    <p class="rated" id="rated">${rated}${stoodIn.length ? ` · ${t("stoodInBy", { names: stoodIn.join(" · ") })}` : ""}</p>
     <table><tbody>${result.seats.map((s) => html`<tr class=${`outcome ${s.outcome}`} data-seat=${s.seat}>
-      <td>${nameOf(snap, s.seat)}</td>
+      <td>${nameOf(snap, s.seat, names)}</td>
       <td>${t(s.outcome === "draw" ? "drawn" : s.outcome)}</td>
       <td>${s.elimination ? eliminationText(s.elimination.reason) : ""}</td>
-      <td class="points">${(points[s.seat] ?? 0) > 0 ? "+" : ""}${points[s.seat] ?? 0}</td></tr>`)}</tbody></table>
+      <td class="points">${(points[s.seat] ?? 0) > 0 ? "+" : ""}${points[s.seat] ?? 0}</td>
+      <td class="title">${snap.seats[s.seat]?.name && !snap.seats[s.seat].bot ? snap.seats[s.seat].title : ""}</td></tr>`)}</tbody></table>
     <div class="buttons">
       ${onReady ? html`<button id="again" class="primary" @click=${onReady}>${t("playAgain")}</button>` : nothing}
       ${snap.game_id ? html`<button id="to-replay" @click=${onReplay}>${t("replay")}</button>` : nothing}

@@ -8,12 +8,13 @@ export function loginView(start) {
   const enter = async (kind, form) => {
     if (form) {
       const name = form.elements.name.value.trim(), password = form.elements.password.value;
-      if (name.length < 2 || name.length > 32 || password.length < 6) { notify(t("signInHint")); return; }
+      if (name.length < 2 || name.length > 20 || password.length < 6) { notify(t("signInHint")); return; }
     }
     try {
       store.user = await store.api.enter(kind, form?.elements.name.value, form?.elements.password.value);
       start();
     } catch (error) {
+      if (kind === "register" && error.code === "validation" && !error.field) { notify(t("signInHint")); return; } // the name's rule
       const words = kind === "register" && error.code === "conflict" ? { code: "name_taken" } : error;
       notify(errorText(words));
     }
@@ -23,7 +24,7 @@ export function loginView(start) {
       <h2>${t("title")}</h2>
       <button id="guest" class="primary big" @click=${() => enter("guest")}>${t("guest")}</button>
       <form id="account" novalidate @submit=${(e) => { e.preventDefault(); enter("login", e.target); }}>
-        <label>${t("name")} <input name="name" autocomplete="username" required minlength="2" maxlength="32"></label>
+        <label>${t("name")} <input name="name" autocomplete="username" required minlength="2" maxlength="20"></label>
         <label>${t("password")} <input name="password" type="password" autocomplete="current-password" required minlength="6"></label>
         <p class="sub">${t("signInHint")}</p>
         <div class="buttons">

@@ -7,9 +7,11 @@ import { Api, Socket } from "./api.js";
 import { errorText, t, toggleLanguage } from "./i18n.js";
 import { enterLobby, lobbyView } from "./lobby.js";
 import { loginView } from "./login.js";
+import { openProfile, profileView } from "./profile.js";
 import { openReplay, replayKey, replayView } from "./replay.js";
 import { changed, notify, onChange, store } from "./store.js";
-import { closeTable, openTable, tableMessage, tableView } from "./table.js";
+import { muted, toggleMute } from "./sounds.js";
+import { closeTable, openTable, tableMessage, tableView, tick } from "./table.js";
 
 store.api = new Api();
 const root = document.querySelector("#app");
@@ -47,7 +49,8 @@ function route() {
   const hash = location.hash;
   if (hash.startsWith("#table/")) { openTable(hash.slice(7)); return; }
   closeTable();
-  if (hash.startsWith("#replay/")) openReplay(hash.slice(8));
+  if (hash.startsWith("#replay/")) openReplay(...hash.slice(8).split("/"));
+  else if (hash.startsWith("#user/")) openProfile(decodeURIComponent(hash.slice(6)));
   else enterLobby();
 }
 
@@ -64,7 +67,14 @@ async function start() {
   }
   store.socket = new Socket(store.api.token, {
     message: onMessage,
-    status: (status) => { store.connection = status; changed(); },
+    status: (status) => {
+      if (status === "online" && store.connection === "offline") {
+        store.backOnline = true; // says so for a moment
+        setTimeout(() => { store.backOnline = false; changed(); }, 2500);
+      }
+      store.connection = status;
+      changed();
+    },
     refused: () => { store.api.forget(); location.reload(); },
   });
   store.socket.send({ type: "lobby" }).catch(() => {});
@@ -78,6 +88,8 @@ function header() {
     <span class="spacer"></span>
     ${store.user ? html`<span id="who">${store.user.name}</span>` : nothing}
     <span class=${`connection ${store.connection}`} title=${store.connection}></span>
+    <button id="mute" type="button" aria-label=${muted() ? t("soundOn") : t("soundOff")} aria-pressed=${String(muted())}
+      @click=${() => { toggleMute(); changed(); }}>♪ ${muted() ? t("off") : t("on")}</button>
     <button id="lang" type="button" @click=${() => { toggleLanguage(); changed(); }}>${t("language")}</button>
   </header>`;
 }
@@ -87,7 +99,8 @@ function notice() {
   const here = n && n.view === store.view && (n.table ?? null) === (store.table?.id ?? null);
   const offline = store.user && store.connection === "offline";
   return html`${here ? html`<p id="notice" class=${`notice ${n.kind}`} role="status" @click=${() => notify(null)}>${n.text}</p>` : nothing}
-    ${offline ? html`<p class="notice offline" role="alert">${t("offline")}</p>` : nothing}`;
+    ${offline ? html`<p class="notice offline" id="offline" role="alert">${t("offline")}</p>` : nothing}
+    ${store.backOnline && !offline ? html`<p class="notice online" id="online" role="status">${t("backOnline")}</p>` : nothing}`;
 }
 
 function modal() {
@@ -106,6 +119,7 @@ function view() {
   if (store.view === "login") return loginView(start);
   if (store.view === "table") return tableView();
   if (store.view === "replay") return replayView();
+  if (store.view === "profile") return profileView();
   return lobbyView();
 }
 
@@ -118,6 +132,10 @@ onChange(() => {
 // The log shows its newest line, unless the reader scrolled up to read older ones.
 let logLines = 0;
 function followLog() {
+  if (store.view === "replay") { // the move list keeps the current move in view
+    document.querySelector("#log li.current")?.scrollIntoView({ block: "nearest" });
+    return;
+  }
   const log = document.querySelector("#log");
   if (!log || log.childElementCount === logLines) return;
   const atEnd = log.scrollHeight - log.scrollTop - log.clientHeight < 60 || logLines === 0;
@@ -128,7 +146,11 @@ function followLog() {
 window.addEventListener("hashchange", route);
 window.addEventListener("resize", changed);
 window.addEventListener("keydown", replayKey);
-setInterval(() => { if (store.view === "table") changed(); }, 250); // clocks
+setInterval(() => { // clocks
+  if (store.view !== "table") return;
+  tick();
+  changed();
+}, 250);
 document.documentElement.lang = localStorage.getItem("junqi.lang") || "zh";
 window.junqi = store; // for debugging and the browser tests
 if (store.api.token) start();

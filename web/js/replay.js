@@ -1,71 +1,183 @@
-// Replays of finished games (#replay/<game id>): step through the record with every rank shown.
+// Replays of finished games (#replay/<game id>/<ply>), like lichess's: start, end, back,
+// forward, autoplay at a speed, a slider, the arrow keys, a move list to click, the last move
+// marked and the players at their arms; seen with the board open, as spectators saw it, or as
+// any seat knew the game at that moment (the server's view of that seat then, nothing more).
 
 import { html } from "../vendor/lit-html/lit-html.js";
 import { bestGeometry, boardView } from "./board.js";
 import { errorText, rankLabel, t, variantName } from "./i18n.js";
-import { seatColour } from "./seats.js";
+import { logList } from "./log.js";
+import { armName, seatColour } from "./seats.js";
 import { changed, notify, store } from "./store.js";
 
-export async function openReplay(gameId) {
+const SPEEDS = { 0.5: 1600, 1: 800, 2: 400, 4: 200 }; // ms a step
+const HEADER = 44;
+
+export async function openReplay(gameId, ply) {
+  const wanted = ply === undefined ? null : Number(ply);
+  if (store.view === "replay" && store.replay?.id === gameId) {
+    if (wanted !== null && wanted !== store.replay.step) go(wanted);
+    return;
+  }
+  stop();
   store.view = "replay";
-  store.replay = { id: gameId, step: 0, steps: 0, state: null, bottom: 0 };
+  const r = store.replay = { id: gameId, summary: null, steps: 0, step: 0, perspective: "open", state: null,
+    moves: [], cache: new Map(), speed: 1, timer: null, bottom: 0 };
   changed();
   try {
-    const { record } = await store.api.call("GET", `/api/games/${gameId}/record`);
-    store.replay.steps = record.actions.length;
-    await go(record.actions.length);
+    r.summary = await store.api.call("GET", `/api/games/${gameId}`);
+    r.steps = r.summary.steps ?? 0;
+    await loadMoves(r);
+    await go(wanted === null ? r.steps : wanted);
   } catch (error) { notify(errorText(error)); }
+}
+
+async function loadMoves(r) {
+  r.moves = await store.api.call("GET", `/api/games/${r.id}/moves?perspective=${r.perspective}`);
+  changed();
+}
+
+async function stateAt(r, step) {
+  const key = `${r.perspective}/${step}`;
+  if (!r.cache.has(key)) {
+    const answer = await store.api.call("GET", `/api/games/${r.id}/replay/${step}?perspective=${r.perspective}`);
+    r.cache.set(key, answer.state);
+  }
+  return r.cache.get(key);
 }
 
 async function go(step) {
   const r = store.replay;
-  r.step = Math.max(0, Math.min(r.steps, step));
-  const answer = await store.api.call("GET", `/api/games/${r.id}/replay/${r.step}`);
-  if (store.replay !== r) return;
-  r.state = answer.state;
-  if (!store.boards.has(r.state.board)) store.boards.set(r.state.board, await store.api.call("GET", `/api/boards/${r.state.board}`));
+  if (!r) return;
+  const target = Math.max(0, Math.min(r.steps, step));
+  try {
+    const state = await stateAt(r, target);
+    if (store.replay !== r) return;
+    r.step = target;
+    r.state = state;
+    if (!store.boards.has(state.board)) store.boards.set(state.board, await store.api.call("GET", `/api/boards/${state.board}`));
+    history.replaceState(null, "", `#replay/${r.id}/${r.step}`); // a link to this very move
+  } catch (error) { notify(errorText(error)); stop(); }
+  changed();
+}
+
+async function see(perspective) {
+  const r = store.replay;
+  r.perspective = perspective;
+  if (/^\d$/.test(perspective)) r.bottom = Number(perspective);
+  await loadMoves(r);
+  await go(r.step);
+}
+
+function stop() {
+  const r = store.replay;
+  if (r?.timer) { clearInterval(r.timer); r.timer = null; changed(); }
+}
+
+function toggle() {
+  const r = store.replay;
+  if (r.timer) { stop(); return; }
+  if (r.step >= r.steps) go(0);
+  r.timer = setInterval(() => {
+    if (store.view !== "replay" || store.replay !== r || r.step >= r.steps) { stop(); return; }
+    go(r.step + 1);
+  }, SPEEDS[r.speed]);
+  changed();
+}
+
+function setSpeed(speed) {
+  const r = store.replay;
+  r.speed = speed;
+  if (r.timer) { stop(); toggle(); }
   changed();
 }
 
 export function replayKey(e) {
-  if (store.view !== "replay" || !store.replay) return;
+  if (store.view !== "replay" || !store.replay || e.target.closest?.("input, select, textarea")) return;
   const r = store.replay;
-  if (e.key === "ArrowLeft") go(r.step - 1);
-  else if (e.key === "ArrowRight") go(r.step + 1);
-  else if (e.key === "Home") go(0);
-  else if (e.key === "End") go(r.steps);
+  const moves = { ArrowLeft: r.step - 1, ArrowRight: r.step + 1, ArrowUp: 0, Home: 0, ArrowDown: r.steps, End: r.steps };
+  if (e.key in moves) { e.preventDefault(); stop(); go(moves[e.key]); } else if (e.key === " ") { e.preventDefault(); toggle(); }
+}
+
+function nameOf(r, seat) {
+  const player = r.summary?.players?.find((p) => p.seat === seat);
+  return player?.name ?? `${t("bot")}${seat}`; // as the table named its bots
+}
+
+function outcomeOf(g, seat) {
+  const outcome = g.result?.seats?.[seat]?.outcome;
+  return outcome ? t(outcome === "draw" ? "drawn" : outcome) : "";
+}
+
+function lastMove(r) {
+  const events = r.moves[r.step - 1]?.events ?? [];
+  for (const e of events) {
+    if (e.kind === "moved") return { origin: e.origin, target: e.target, seat: e.seat };
+    if (e.kind === "flipped") return { origin: e.station, target: e.station, seat: e.seat };
+  }
+  return null;
 }
 
 export function replayView() {
   const r = store.replay;
   const g = r?.state;
   const board = g && store.boards.get(g.board);
-  if (!board) return html`<section class="replay-view" id="replay"><p>…</p></section>`;
+  if (!board) return html`<section class="replay-view loading" id="replay"><p>…</p></section>`;
   const stacked = innerWidth < 700;
-  const w = stacked ? innerWidth - 8 : innerWidth - 40, h = innerHeight - 44 - 80;
+  const side = stacked ? 0 : Math.max(260, Math.min(380, innerWidth * 0.3));
+  const w = stacked ? innerWidth - 8 : innerWidth - side - 24;
+  const h = innerHeight - HEADER - (stacked ? 150 : 16);
   const best = bestGeometry(board, r.bottom, w, h);
+  const colourOf = (seat) => seatColour(g, seat);
+  const last = lastMove(r);
   const model = {
-    colourOf: (seat) => seatColour(g, seat), interactive: true, targets: new Map(), flags: new Map(),
-    pieces: (g.pieces ?? []).map((p) => ({ station: p.station, army: p.army, rank: p.rank, label: rankLabel(p.rank) })),
+    colourOf, interactive: true, targets: new Map(), flags: new Map(),
+    pieces: (g.pieces ?? []).map((p) => ({ station: p.station, army: p.face_down ? null : p.army, rank: p.rank,
+      faceDown: Boolean(p.face_down), carrying: Boolean(p.carrying_flag), label: p.rank ? rankLabel(p.rank) : "" })),
+    last: last ? [{ ...last, colour: colourOf(last.seat), latest: true }] : [],
     panels: g.seats.map((s) => ({
-      seat: s.seat, colour: seatColour(g, s.seat), name: t("seat", { n: s.seat + 1 }), title: "",
+      seat: s.seat, colour: colourOf(s.seat), name: nameOf(r, s.seat), you: String(s.seat) === r.perspective,
+      youLabel: t("perspectiveMark"), title: outcomeOf(g, s.seat),
       status: s.eliminated ? [{ text: t("out"), kind: "bad" }] : [],
+      toMove: g.phase === "playing" && g.to_move === s.seat,
     })),
   };
+  const who = { name: (seat) => nameOf(r, seat), colour: colourOf, arm: (seat) => armName(g, seat) };
+  const events = r.moves.flatMap((m) => m.events.map((e) => ({ ...e, seq: m.step })));
+  const seats = g.seats.map((s) => s.seat);
   const boxH = best.geometry.box[3] * best.scale;
-  return html`<section class="replay-view" id="replay">
-    <div class="bar">
-      <button id="back" @click=${() => { location.hash = ""; }}>${t("back")}</button>
-      <span class="variant">${variantName(g.variant)}</span>
-      <button id="first" @click=${() => go(0)}>⏮ ${t("first")}</button>
-      <button id="prev" @click=${() => go(r.step - 1)}>◀ ${t("prev")}</button>
-      <input id="slider" type="range" min="0" max=${r.steps} .value=${String(r.step)} @input=${(e) => go(Number(e.target.value))}>
-      <button id="next" @click=${() => go(r.step + 1)}>${t("next")} ▶</button>
-      <button id="last" @click=${() => go(r.steps)}>${t("last")} ⏭</button>
-      <span id="step">${t("step", { n: r.step, total: r.steps })}</span>
+  return html`<section class=${`table-view replay-view${stacked ? " stacked" : ""}`} id="replay" style=${stacked ? "" : `--side:${side}px`}>
+    <div class="board-area">
+      <div class="board-box" id="board-box" style=${`width:${w}px;height:${stacked ? Math.min(h, boxH) : h}px`}>
+        ${boardView(best.geometry, model, { station() {}, drop() {}, seat: (seat) => { r.bottom = seat; changed(); } })}
+      </div>
     </div>
-    <div class="board-box" id="board-box" style=${`height:${Math.min(h, boxH)}px`}>
-      ${boardView(best.geometry, model, { station() {}, drop() {}, seat: (seat) => { r.bottom = seat; changed(); } })}
+    <div class="bar replay-bar">
+      <p class="status" id="step">${t("step", { n: r.step, total: r.steps })} · ${variantName(g.variant)}</p>
+      <div class="actions">
+        <button id="first" aria-label=${t("first")} @click=${() => { stop(); go(0); }}>|◀</button>
+        <button id="prev" aria-label=${t("prev")} @click=${() => { stop(); go(r.step - 1); }}>◀</button>
+        <button id="play" class="primary" @click=${toggle}>${r.timer ? t("pause") : t("autoplay")}</button>
+        <button id="next" aria-label=${t("next")} @click=${() => { stop(); go(r.step + 1); }}>▶</button>
+        <button id="last" aria-label=${t("last")} @click=${() => { stop(); go(r.steps); }}>▶|</button>
+        <label class="level">${t("speed")} <select id="speed" @change=${(e) => setSpeed(Number(e.target.value))}>
+          ${Object.keys(SPEEDS).map((s) => html`<option value=${s} ?selected=${Number(s) === r.speed}>${s}×</option>`)}</select></label>
+      </div>
+      <input id="slider" type="range" min="0" max=${r.steps} .value=${String(r.step)} aria-label=${t("step", { n: r.step, total: r.steps })}
+        @input=${(e) => { stop(); go(Number(e.target.value)); }}>
+      <label class="perspective">${t("perspective")} <select id="perspective" @change=${(e) => see(e.target.value)}>
+        <option value="open" ?selected=${r.perspective === "open"}>${t("boardOpen")}</option>
+        <option value="public" ?selected=${r.perspective === "public"}>${t("asSpectator")}</option>
+        ${seats.map((s) => html`<option value=${String(s)} ?selected=${r.perspective === String(s)}>${t("asSeat", { name: nameOf(r, s) })}</option>`)}
+      </select></label>
+      <div class="buttons">
+        <a id="share" href=${`#replay/${r.id}/${r.step}`}>${t("linkHere")}</a>
+        <button id="back" @click=${() => { stop(); location.hash = ""; }}>${t("back")}</button>
+      </div>
     </div>
+    <aside class="side">
+      <section class="card"><h3>${t("history")}</h3>
+        ${logList(events, who, { pick: (line) => { stop(); go(line.seq); } }, r.step, Infinity)}</section>
+    </aside>
   </section>`;
 }

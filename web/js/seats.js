@@ -5,23 +5,27 @@
 import { ARMY_COLOURS, NEUTRAL } from "./board.js";
 import { colourName, eliminationText, t } from "./i18n.js";
 
-// The army colour a seat plays: its own, the one picked (乱战) or the one flipped (翻棋).
+// The army a seat plays: its own, the one picked (乱战) or the one flipped (翻棋); null before
+// that is known.
+export function seatArmy(game, seat) {
+  if (game?.variant === "luanzhan") return game.deal?.picks?.[seat] ?? null;
+  if (game?.variant === "fanqi") return game.colours ? game.colours[seat] : null;
+  return seat;
+}
+
 export function seatColour(game, seat) {
-  if (!game) return ARMY_COLOURS[seat] ?? NEUTRAL;
-  if (game.variant === "luanzhan") {
-    const pick = game.deal?.picks?.[seat];
-    return pick === null || pick === undefined ? NEUTRAL : ARMY_COLOURS[pick];
-  }
-  if (game.variant === "fanqi") {
-    const colours = game.colours;
-    return colours ? ARMY_COLOURS[colours[seat]] : NEUTRAL;
-  }
-  return ARMY_COLOURS[seat] ?? NEUTRAL;
+  return ARMY_COLOURS[seatArmy(game, seat)] ?? NEUTRAL;
+}
+
+// A seat's arm in a few words: its colour (红, 黄, ...), or its number while it has none.
+export function armName(game, seat) {
+  const army = seatArmy(game, seat);
+  return army === null ? t("seat", { n: seat + 1 }) : colourName(army);
 }
 
 // Which seat must act now, and until when: the seat to move, the pickers and bidders, every
 // seat still deploying, a seat raising its flag.
-export function clockFor(snap, seat, now) {
+export function clockFor(snap, seat, now, offline = false) {
   const g = snap.game;
   if (!g || g.phase === "finished" || g.deadline === null) return null;
   const rules = snap.rules ?? {};
@@ -33,6 +37,7 @@ export function clockFor(snap, seat, now) {
   else if (g.phase === "deploying" && !info?.confirmed) { until = g.deadline; total = rules.deploy_seconds ?? 90; }
   if (until === null) return null;
   const left = Math.max(0, Math.ceil(until - now));
+  if (offline) return { left: Infinity, fraction: 1, label: t("clockLost"), lost: true }; // not counting on blind
   return { left, fraction: (until - now) / total, label: t("toMoveClock", { s: left }) };
 }
 
@@ -69,7 +74,7 @@ function gameStatus(g, seat) {
 }
 
 // The model of every seat's panel, for a viewer whose own seat is ``you`` (null: a spectator).
-export function seatPanels(snap, now, { mayAddBot, mayRemoveBot, maySit, maySwap, level }) {
+export function seatPanels(snap, now, { mayAddBot, mayRemoveBot, maySit, maySwap, level, offline }) {
   const g = snap.game;
   const playing = g && g.phase !== "finished";
   const you = snap.you;
@@ -77,7 +82,7 @@ export function seatPanels(snap, now, { mayAddBot, mayRemoveBot, maySit, maySwap
   return snap.seats.map((s) => {
     const seat = s.seat;
     const colour = seatColour(g, seat);
-    const base = { seat, colour, you: seat === you, youLabel: t("you"), toMove: false, status: [] };
+    const base = { seat, colour, army: seatArmy(g, seat), you: seat === you, youLabel: t("you"), toMove: false, status: [] };
     if (!s.name) {
       const buttons = [];
       if (!playing && maySit) buttons.push({ label: t("sit"), action: "sit" });
@@ -102,7 +107,7 @@ export function seatPanels(snap, now, { mayAddBot, mayRemoveBot, maySit, maySwap
     } else {
       status.push(s.ready ? { text: `✓ ${t("isReady")}`, kind: "good" } : { text: t("notReady") });
     }
-    const clock = playing ? clockFor(snap, seat, now) : null;
+    const clock = playing ? clockFor(snap, seat, now, offline) : null;
     const buttons = [];
     if (s.bot && !playing && mayRemoveBot) buttons.push({ label: t("removeBot"), action: "remove_bot" });
     if (!s.bot && seat !== you && !playing && maySwap) { // asked by them: accept; else ask

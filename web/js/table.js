@@ -8,9 +8,10 @@ import { bestGeometry, boardView, UNIT } from "./board.js";
 import { chatBox } from "./chat.js";
 import { deploying, deployTools, confirmButton, draftPieces, followDeployment, problemMarks, swap } from "./deploy.js";
 import { outcomeText, rankLabel, rankName, reasonText, t, variantName } from "./i18n.js";
-import { logList, resultCard } from "./log.js";
+import { logList, nameOf, resultCard } from "./log.js";
 import { handTray, pregameCard } from "./pregame.js";
-import { seatColour, seatPanels } from "./seats.js";
+import { armName, seatColour, seatPanels } from "./seats.js";
+import { sound } from "./sounds.js";
 import { changed, store } from "./store.js";
 
 const HEADER = 44; // px, the page header
@@ -22,7 +23,7 @@ export function openTable(id) {
   if (store.table && store.table.id !== id) store.socket.unwatch(store.table.id);
   store.view = "table";
   store.table = { id, snapshot: null, events: [], selected: null, fights: [], slide: null, zoom: null,
-    bottom: null, showResult: true, deploy: null, level: "normal" };
+    bottom: null, showResult: true, deploy: null, level: "normal", names: [] };
   if (location.hash !== `#table/${id}`) history.pushState(null, "", `#table/${id}`);
   store.socket.watch(id).catch(() => {});
   changed();
@@ -41,6 +42,7 @@ export function tableMessage(m) {
   if (!tbl || m.table !== tbl.id) return;
   const before = tbl.snapshot;
   tbl.snapshot = m.snapshot;
+  if (m.snapshot.status === "playing") tbl.names = m.snapshot.seats.map((s) => s.name);
   for (const e of m.events) {
     if (e.kind === "game_created") { tbl.events = []; tbl.showResult = true; tbl.selected = null; }
     if (tbl.events.length && e.seq <= tbl.events[tbl.events.length - 1].seq) continue;
@@ -49,13 +51,31 @@ export function tableMessage(m) {
     if (e.kind === "moved") {
       tbl.slide = { origin: e.origin, target: e.target, key: e.seq };
       if (e.outcome) showFight(tbl, e);
+      (e.outcome ? sound.fight : sound.move)();
+    } else if (e.kind === "flipped") {
+      sound.move();
+    } else if (e.kind === "game_over") {
+      sound.end(e.result?.winners?.includes(m.snapshot.you));
     }
   }
+  if (m.type === "update" && myTurn(m.snapshot) && !(before && myTurn(before))) sound.turn();
   const [was, now] = [before?.game, m.snapshot.game];
   if (was?.phase !== now?.phase || (now?.phase === "playing" && was.to_move !== now.to_move)) tbl.selected = null;
   if (followDeployment(tbl)) tbl.autoZoom = true;
   snapshotArrived(m.snapshot.version);
   changed();
+}
+
+// Four times a second: the last ten seconds of the player's turn tick.
+export function tick() {
+  const tbl = store.table;
+  const snap = tbl?.snapshot;
+  if (!snap || !myTurn(snap)) return;
+  const left = Math.ceil(snap.game.deadline - store.socket.now());
+  if (left <= 10 && left > 0 && left !== tbl.ticked) {
+    tbl.ticked = left;
+    sound.low();
+  }
 }
 
 function showFight(tbl, e) {
@@ -116,6 +136,7 @@ function boardModel(tbl, snap, board) {
   }
   for (const info of g.seats) if (info.flag_raised) model.flags.set(info.flag_raised, "raised");
   model.fights = tbl.fights;
+  if (tbl.hover?.origin) model.hover = tbl.hover; // the log line under the pointer
   if (tbl.slide && byStation.has(tbl.slide.target)) model.slide = slideOf(tbl.slide, tbl);
   if (raisePending(snap)) { // 乱战: the player's HQs not taken yet (the view says which are)
     const taken = new Set(g.seats[me].hqs_taken ?? []);
@@ -221,6 +242,7 @@ function statusLine(tbl) {
     const ready = snap.seats.filter((s) => s.ready).length;
     return { text: `${t("waiting")} · ${ready}/${snap.seats.length} ${t("isReady")}` };
   }
+  if (store.connection === "offline") return { text: t("offline"), kind: "warn" };
   if (g.paused_since) return { text: t("paused"), kind: "warn" };
   if (g.phase === "deploying") {
     if (me === null) return { text: `${t("deploying")} · ${left(g.deadline)}s` };
@@ -325,7 +347,7 @@ export function tableView() {
   const may = new Set([...(snap.may ?? []), ...(creator ? snap.creator_may ?? [] : [])]);
   model.panels = seatPanels(snap, store.socket.now(), {
     maySit: may.has("sit"), mayAddBot: may.has("add_bot"), mayRemoveBot: may.has("remove_bot"),
-    maySwap: may.has("swap"), level: tbl.level,
+    maySwap: may.has("swap"), level: tbl.level, offline: store.connection === "offline",
   });
   const handlers = {
     station: onStation, drop: onDrop, panelAction: onPanelAction, zoom: interactive ? null : zoomAt,
@@ -340,7 +362,7 @@ export function tableView() {
   const finished = g?.phase === "finished" && g.result;
   const again = (snap.may ?? []).includes("ready") ? () => command({ type: "ready", table: tbl.id, ready: true }) : null;
   const overlay = finished && tbl.showResult
-    ? resultCard(snap, {
+    ? resultCard(snap, tbl.names, {
       onClose: () => { tbl.showResult = false; changed(); },
       onReady: again,
       onReplay: () => { location.hash = `#replay/${snap.game_id}`; },
@@ -364,10 +386,17 @@ export function tableView() {
       </section>
       ${deploying(tbl) ? deployTools(tbl) : nothing}
       ${g?.deal?.hand && g.phase === "deploying" && !deploying(tbl) ? html`<section class="card">${handTray(g.deal.hand)}</section>` : nothing}
-      <section class="card"><h3>${t("history")}</h3>${logList(snap, tbl.events)}</section>
+      <section class="card"><h3>${t("history")}</h3>${logList(tbl.events, who(tbl), { hover: (line) => { tbl.hover = line; changed(); } })}</section>
       ${chatBox(me === null ? "spectators" : "table", tbl.id)}
     </aside>
   </section>`;
+}
+
+// How the log names the table's seats: their players (also those who left) and colours.
+function who(tbl) {
+  const snap = tbl.snapshot;
+  return { name: (seat) => nameOf(snap, seat, tbl.names), colour: (seat) => seatColour(snap.game, seat),
+    arm: (seat) => armName(snap.game, seat) };
 }
 
 function roomName(id) {
