@@ -15,6 +15,7 @@ import pytest
 from playwright.sync_api import Browser, Page
 
 import engine
+from tests.server.test_fuzz import CODES
 from tests.web.ui import (
     DESKTOP,
     PHONE,
@@ -41,12 +42,24 @@ def inside(page: Page, selector: str) -> None:
     assert box["y"] + box["height"] <= size["height"] + 0.5, (box, size)
 
 
+# counts the sounds the page makes (each an oscillator of the Web Audio API)
+TONES = """
+window.tones = 0;
+const make = AudioContext.prototype.createOscillator;
+AudioContext.prototype.createOscillator = function () {
+  window.tones += 1;
+  return make.call(this);
+};
+"""
+
+
 @pytest.fixture(scope="module")
 def finished(server: str, browser: Browser) -> Iterator[dict[str, Any]]:
     """A 二人 game against a bot, played to its end through the interface; a spectator
     watched it. Yields the game's id and the pages (kept open for the tests)."""
     page = browser.new_page(viewport=DESKTOP)
     errors = watch_errors(page)
+    page.add_init_script(TONES)
     enter_as_guest(page, server)
     page.click("button.play-bots[data-room='duel']")
     all_seated(page)
@@ -99,6 +112,10 @@ def test_the_log_comes_back_after_a_reload_and_spectators_have_it(
     assert any("→" in line for line in player_log)
     assert all("{" not in line and "_" not in line for line in player_log)  # words, not data
     assert finished["errors"] == []
+
+
+def test_the_game_was_heard(finished: dict[str, Any]) -> None:
+    assert finished["page"].evaluate("() => window.tones") > 3  # moves, fights, turns, the end
 
 
 def test_the_result_is_in_view_and_says_how_it_was_scored(finished: dict[str, Any]) -> None:
@@ -233,7 +250,8 @@ def test_every_refusal_is_said_in_words(server: str, browser: Browser) -> None:
 
 
 def test_the_connection_the_sound_and_the_keyboard(server: str, browser: Browser) -> None:
-    page = browser.new_page(viewport=DESKTOP)
+    context = browser.new_context(viewport=DESKTOP)  # its pages share one player's sign-in
+    page = context.new_page()
     errors = watch_errors(page)
     enter_as_guest(page, server)
     page.click("#mute")  # remembered
@@ -264,6 +282,14 @@ def test_the_connection_the_sound_and_the_keyboard(server: str, browser: Browser
     page.wait_for_function(
         "() => window.junqi.table.events.some((e) => e.kind === 'moved' && e.seat === 0)"
     )
+    # the lobby, in another tab of this browser, offers the way back to the game
+    lobby = context.new_page()
+    lobby.goto(server)
+    lobby.wait_for_selector(".back-to-game button")
+    lobby.click(".back-to-game button")
+    lobby.wait_for_selector("#table .seat-panel")
+    assert state(lobby, "table.snapshot.you") == 0
+    lobby.close()
     # the connection drops: it is said, and the clock stops counting blind; then it is back
     page.evaluate("() => window.junqi.socket.ws.close()")
     page.wait_for_selector("#offline")
@@ -272,7 +298,7 @@ def test_the_connection_the_sound_and_the_keyboard(server: str, browser: Browser
     page.wait_for_selector("#online", timeout=15000)
     page.wait_for_selector("#offline", state="detached")
     assert errors == []
-    page.close()
+    context.close()
 
 
 def test_qq_layout_files_are_imported_and_exported(
@@ -307,4 +333,25 @@ def test_qq_layout_files_are_imported_and_exported(
         s: engine.Rank(r) for s, r in state(page, "table.deploy.draft").items()
     }
     assert errors == []
+    page.close()
+
+
+def test_every_error_code_has_words_in_both_languages(server: str, browser: Browser) -> None:
+    page = browser.new_page()
+    page.goto(server)
+    said = page.evaluate(
+        """async (codes) => {
+          const i18n = await import("/js/i18n.js");
+          const out = {};
+          for (const lang of ["zh", "en"]) {
+            localStorage.setItem("junqi.lang", lang);
+            const fallback = i18n.errorText({ code: "no-such-code" });
+            out[lang] = codes.filter((code) => i18n.errorText({ code }) === fallback);
+          }
+          localStorage.removeItem("junqi.lang");
+          return out;
+        }""",
+        sorted(CODES | {"bad_command", "moved", "unavailable", "paused", "stood_in"}),
+    )
+    assert said == {"zh": [], "en": []}
     page.close()
