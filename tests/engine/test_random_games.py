@@ -215,6 +215,17 @@ def test_state_after_steps_through_a_record() -> None:
         engine.state_after(record, len(record.actions) + 1)
     steps = list(engine.states(record))
     assert len(steps) == len(record.actions) + 1
+    # history: the same states, each with the events its action made, every secret revealable
+    told = list(engine.history(record))
+    assert [state for state, _ in told] == steps and told[0][1] == []
+    for (before, _), (after, events), action in zip(told, told[1:], record.actions, strict=False):
+        again, expected = engine.apply(before, action)
+        assert again == after and events == expected
+    fights = [e for _, events in told for e in events if e.kind == "moved" and e.data["outcome"]]
+    assert fights and all("defender_rank" in e.revealed() for e in fights)
+    for event in (e for _, events in told for e in events):  # all that anyone was told
+        for viewer in (None, *final.variant.seats):
+            assert (event.for_viewer(viewer) or {}).items() <= event.revealed().items()
 
 
 def test_the_audit_catches_a_leak(monkeypatch: pytest.MonkeyPatch) -> None:
