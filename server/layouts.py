@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import base64
-import binascii
 import json
 from typing import Annotated, Literal
 
@@ -205,10 +204,13 @@ async def parse_jql(body: JqlIn, seat: Annotated[int, Query(ge=0, le=3)] = 0) ->
     """A QQ游戏 layout file (``.jql``) read as a layout for ``seat`` (import); a file that is
     not one is an answer too, saying so."""
     try:
-        layout = engine.parse_jql(base64.b64decode(body.data, validate=True), seat)
-    except (binascii.Error, engine.MalformedInput) as error:
-        why = str(error) if isinstance(error, engine.MalformedInput) else "not a QQ layout file"
-        return ParsedOut(layout=None, error=why)
+        data = base64.b64decode(body.data, validate=True)
+    except ValueError:  # not base64 (binascii.Error), or not even ASCII
+        return ParsedOut(layout=None, error="not a QQ layout file: the data is not base64")
+    try:
+        layout = engine.parse_jql(data, seat)
+    except engine.MalformedInput as error:
+        return ParsedOut(layout=None, error=str(error))
     return ParsedOut(layout={sid: r.value for sid, r in layout.items()}, error=None)
 
 

@@ -81,7 +81,7 @@ def test_qq_layout_files_go_out_and_back_in(client: TestClient) -> None:
     assert back == {"layout": layout, "error": None}
     elsewhere = client.post("/api/layouts/parse-jql?seat=1", json={"data": data}).json()
     assert elsewhere["layout"] == {f"1:{sid[2:]}": rank for sid, rank in layout.items()}
-    for junk in ("aGVsbG8=", "not base64!"):
+    for junk in ("aGVsbG8=", "not base64!", "\x80 not even ascii"):
         refused = client.post("/api/layouts/parse-jql", json={"data": junk}).json()
         assert refused["layout"] is None and refused["error"].startswith("not a QQ layout file")
     specials = client.post(
