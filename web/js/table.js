@@ -287,7 +287,8 @@ function actionBar(tbl, f, zoomable) {
   const offers = g?.phase === "playing" && me !== null && !snap.seats[me].taken_over ? g.may : null;
   const proposal = g?.proposal;
   if (proposal && me !== null && proposal.waiting.includes(me)) {
-    const text = proposal.kind === "draw" ? t("proposalDraw", { name: snap.seats[proposal.seat].name }) : t("proposalSurrender", { name: snap.seats[proposal.seat].name });
+    const name = nameOf(snap, proposal.seat, tbl.names);
+    const text = t(proposal.kind === "draw" ? "proposalDraw" : "proposalSurrender", { name });
     buttons.push(html`<span class="proposal">${text}</span>
       <button class="answer primary" data-v="1" @click=${() => act({ type: "answer_proposal", accept: true }, () => false)}>${t("accept")}</button>
       <button class="answer" data-v="0" @click=${() => act({ type: "answer_proposal", accept: false }, () => false)}>${t("decline")}</button>`);
