@@ -86,24 +86,34 @@ def test_sockets_need_a_token(sqlite_client: TestClient) -> None:
         assert closed.value.code == 4401
 
 
+def play_random_moves(
+    players: dict[int, Player], table: str, rng: random.Random, most: int = 600
+) -> int:
+    """The seats play random legal moves until the game ends (or ``most`` moves); returns how
+    many were made."""
+    first = players[0]
+    moves = 0
+    while first.game["phase"] == "playing" and moves < most:
+        mover = players[first.game["to_move"]]
+        legal = mover.game["legal_moves"]
+        origin = rng.choice(sorted(legal))
+        reply = mover.act(
+            table, {"type": "move", "origin": origin, "target": rng.choice(legal[origin])}
+        )
+        assert reply["type"] == "ok", reply
+        moves += 1
+        for p in players.values():
+            p.sync(reply["version"])
+    return moves
+
+
 def test_a_whole_two_player_game(client: TestClient) -> None:
     rng = random.Random(5)
     with ExitStack() as stack:
         alice, bob, table = table_of_two(client, stack)
         players = {0: alice, 1: bob}
         start_game(alice, bob, table, 11)
-        moves = 0
-        while alice.game["phase"] == "playing" and moves < 600:
-            mover = players[alice.game["to_move"]]
-            legal = mover.game["legal_moves"]
-            origin = rng.choice(sorted(legal))
-            reply = mover.act(
-                table, {"type": "move", "origin": origin, "target": rng.choice(legal[origin])}
-            )
-            assert reply["type"] == "ok", reply
-            moves += 1
-            for p in players.values():
-                p.sync(reply["version"])
+        moves = play_random_moves(players, table, rng)
         assert alice.game["phase"] == "finished", moves
         result = alice.game["result"]
         assert result["reason"] in ("no_capture", "elimination")

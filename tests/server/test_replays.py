@@ -11,24 +11,16 @@ from contextlib import ExitStack
 from fastapi.testclient import TestClient
 
 import engine
-from tests.server.test_realtime import start_game, table_of_two
+from tests.server.test_realtime import play_random_moves, start_game, table_of_two
 
 
 def play_out(client: TestClient) -> str:
     """A whole 二人 game between alice and bob, random legal moves; returns its id."""
-    rng = random.Random(8)
     with ExitStack() as stack:
         alice, bob, table = table_of_two(client, stack)
-        players = {0: alice, 1: bob}
         start_game(alice, bob, table, 4)
-        while alice.game["phase"] == "playing":
-            mover = players[alice.game["to_move"]]
-            legal = mover.game["legal_moves"]
-            origin = rng.choice(sorted(legal))
-            move = {"type": "move", "origin": origin, "target": rng.choice(legal[origin])}
-            reply = mover.act(table, move)
-            for p in players.values():
-                p.sync(reply["version"])
+        play_random_moves({0: alice, 1: bob}, table, random.Random(8))
+        assert alice.game["phase"] == "finished"
     game_id: str = client.get("/api/games").json()[0]["id"]
     return game_id
 

@@ -97,6 +97,13 @@ function raisePending(snap) {
   return Boolean(snap.game?.phase === "playing" && info?.raise_flag_by && !info.flag_raised && !info.eliminated);
 }
 
+// 乱战: where the player may raise the flag now, their HQs not taken yet (the view says which).
+function raiseStations(snap, board) {
+  if (!raisePending(snap)) return [];
+  const me = snap.you, taken = new Set(snap.game.seats[me].hqs_taken ?? []);
+  return board.stations.filter((s) => s.kind === "hq" && s.seat === me && !taken.has(s.id)).map((s) => s.id);
+}
+
 function lastMoves(tbl, colourOf) {
   const per = new Map();
   let latest = -1;
@@ -138,12 +145,7 @@ function boardModel(tbl, snap, board) {
   model.fights = tbl.fights;
   if (tbl.hover?.origin) model.hover = tbl.hover; // the log line under the pointer
   if (tbl.slide && byStation.has(tbl.slide.target)) model.slide = slideOf(tbl.slide, tbl);
-  if (raisePending(snap)) { // 乱战: the player's HQs not taken yet (the view says which are)
-    const taken = new Set(g.seats[me].hqs_taken ?? []);
-    for (const s of board.stations) {
-      if (s.kind === "hq" && s.seat === me && !taken.has(s.id)) model.targets.set(s.id, "raise");
-    }
-  }
+  for (const station of raiseStations(snap, board)) model.targets.set(station, "raise");
   if (myTurn(snap)) {
     const legal = g.legal_moves ?? {};
     model.draggable = new Set(Object.keys(legal));
@@ -173,7 +175,7 @@ function onStation(station) {
     changed();
     return;
   }
-  if (raisePending(snap) && boardModel(tbl, snap, store.boards.get(g.board)).targets.get(station) === "raise") {
+  if (raiseStations(snap, store.boards.get(g.board)).includes(station)) {
     act({ type: "raise_flag", station }, () => raisePending(store.table.snapshot));
     return;
   }
