@@ -132,8 +132,11 @@ onChange(() => {
 // The log shows its newest line, unless the reader scrolled up to read older ones.
 let logLines = 0;
 function followLog() {
-  if (store.view === "replay") { // the move list keeps the current move in view
-    document.querySelector("#log li.current")?.scrollIntoView({ block: "nearest" });
+  if (store.view === "replay") { // the move list keeps the current move in view (the page stays)
+    const log = document.querySelector("#log"), line = log?.querySelector("li.current");
+    if (line && (line.offsetTop < log.scrollTop || line.offsetTop + line.offsetHeight > log.scrollTop + log.clientHeight)) {
+      log.scrollTop = line.offsetTop - log.clientHeight / 2;
+    }
     return;
   }
   const log = document.querySelector("#log");
