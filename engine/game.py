@@ -386,6 +386,9 @@ class _Game:
         ):
             raise MalformedInput("a layout maps station ids to rank keys")
         layout = dict(a.layout)
+        most = len(self.variant.board.stations)  # a draft too is kept: held to the board
+        if len(layout) > most:
+            raise MalformedInput(f"a layout has at most {most} stations")
         if a.confirm:
             problems = layout_problems(self.variant.key, a.seat, layout, **self.deploy_args(a.seat))
             if problems:

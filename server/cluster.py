@@ -99,6 +99,10 @@ class Cluster:
             await self.redis.set(OWNER_KEY + table_id, self.node, nx=True, px=self.lease_ms)
         )
 
+    async def release(self, table_id: str) -> None:
+        """Give up ``table_id`` (it closed)."""
+        await self._release([OWNER_KEY + table_id], [self.node])
+
     async def _keep_beating(self) -> None:
         while True:
             await asyncio.sleep(self.beat)

@@ -6,6 +6,7 @@ import asyncio
 import functools
 import json
 import logging
+import time
 import uuid
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
@@ -21,7 +22,8 @@ from server.keeping import DatabaseKeeper, Keeper
 from server.models import Room, User
 from server.observability import Metrics
 from server.store import Store
-from server.tables import Services, Table, TableError
+from server.table_options import BadOption, checked_room_options, table_changes
+from server.tables import Services, Table, TableError, TablePolicy
 from server.tasks import cancel
 
 if TYPE_CHECKING:
@@ -72,6 +74,17 @@ async def load_rooms(
         ]
 
 
+def check_rooms(rooms: list[RoomConfig]) -> None:
+    """ValueError for a room of an unknown variant or with options out of bounds."""
+    for room in rooms:
+        if room.variant not in VARIANTS:
+            raise ValueError(f"room {room.id}: unknown variant {room.variant!r}")
+        try:
+            checked_room_options(room.variant, room.options)
+        except BadOption as error:
+            raise ValueError(f"room {room.id}: {error}") from None
+
+
 class Lobby:
     """The rooms, the tables this process runs (``tables``) and the lobby entry of every table
     of every process (``entries``); table commands go through ``run`` wherever the table is."""
@@ -84,17 +97,17 @@ class Lobby:
         think: Callable[..., Awaitable[dict[str, Any] | None]] | None = None,
         metrics: Metrics | None = None,
         cluster: Cluster | None = None,
+        policy: TablePolicy | None = None,
     ) -> None:
-        for room in rooms:
-            if room.variant not in VARIANTS:
-                raise ValueError(f"room {room.id}: unknown variant {room.variant!r}")
+        check_rooms(rooms)
         self.rooms = {room.id: room for room in rooms}
         self.broker = broker
         self.store = store
         self.cluster = cluster
+        self.policy = policy or TablePolicy()
         self.keeper: Keeper = DatabaseKeeper(store.engine) if cluster is None else cluster.keeper
         self.services = Services(
-            broker, store, self.keeper, self.changed, self.lost, think, metrics
+            broker, store, self.keeper, self.changed, self.lost, think, metrics, self.policy
         )
         self.metrics = metrics
         self.tables: dict[str, Table] = {}
@@ -108,6 +121,7 @@ class Lobby:
         updates = self.broker.subscribe(TABLES_TOPIC)
         await self.broker.subscribed(TABLES_TOPIC)
         self.tasks.append(asyncio.create_task(self._follow(updates), name="lobby"))
+        self.tasks.append(asyncio.create_task(self._reap_idle_tables(), name="table reaper"))
         if self.cluster is not None:
             await self.cluster.start(self)
         else:
@@ -138,24 +152,34 @@ class Lobby:
         options: dict[str, Any] | None = None,
         stand_in: bool = False,
         creator: tuple[int, str] | None = None,
+        quick: bool = False,
     ) -> Table:
         """A new table of the room, opened by the user ``creator`` (id and name); ``options``
-        change the room's rule options for it; ``stand_in`` (托管) lets a bot play for a player
-        who is away."""
+        change the room's rule options for it, within what a table may change
+        (``server.table_options``); ``stand_in`` (托管) lets a bot play for a player who is
+        away; ``quick``: a table of play now, outside the room's count of tables."""
         room = self.rooms.get(room_id)
         if room is None:
             raise TableError("no_room", f"no room {room_id!r}")
-        if options:
-            merged = {**room.options, **options}
-            try:
-                get_variant(room.variant).rules.with_changes(merged)
-            except MalformedInput as error:
-                raise TableError("bad_options", str(error)) from None
-            room = room.model_copy(update={"options": merged})
-        if sum(e["listing"]["room"] == room_id for e in self.entries.values()) >= room.tables:
+        try:
+            changes = table_changes(room.variant, room.options, options or {})
+        except BadOption as error:
+            raise TableError("bad_option", str(error)) from None
+        entries = [e for e in self.entries.values() if e["listing"]["room"] == room_id]
+        if not quick and sum(not e.get("quick") for e in entries) >= room.tables:
             raise TableError("room_full", f"room {room_id} has no free table")
-        table = Table(uuid.uuid4().hex[:12], room, self.services)
+        if creator is not None and not quick:
+            opened = sum(
+                e.get("creator") == creator[0] and not e.get("quick") for e in self.entries.values()
+            )
+            if opened >= self.policy.tables_per_creator:
+                raise TableError(
+                    "too_many_tables",
+                    f"you have {opened} tables open already: sit at one or let one close",
+                )
+        table = Table(uuid.uuid4().hex[:12], room, self.services, changes)
         table.stand_in = stand_in
+        table.quick = quick
         if creator is not None:
             table.creator, table.creator_name = creator
         if self.cluster is not None:
@@ -165,13 +189,58 @@ class Lobby:
         self.changed(table)
         return table
 
+    async def play_now(self, room_id: str, user_id: int, name: str) -> Table:
+        """Play now (马上开始): the user's own table of bots in the room, or a new one, with
+        the user seated and bots on every other seat. Its other tables of bots with no game on
+        close: one is enough."""
+        mine = [
+            t
+            for t in list(self.tables.values())
+            if t.quick and t.creator == user_id and not t.in_game and not t.others_seated(user_id)
+        ]
+        table = next((t for t in mine if t.room.id == room_id), None)
+        for other in mine:
+            if other is not table:
+                await self.close_table(other, idle_only=False)
+        if table is None:
+            table = await self.create_table(room_id, creator=(user_id, name), quick=True)
+        await self.run(table.id, "seat_with_bots", user_id=user_id, name=name)
+        return table
+
+    async def _reap_idle_tables(self) -> None:
+        """Close the tables with nobody seated and no game on for ``policy.idle_seconds``:
+        else abandoned tables would fill the rooms until a restart."""
+        while True:
+            await asyncio.sleep(self.policy.sweep_seconds)
+            now = time.time()
+            for table in list(self.tables.values()):
+                idle = table.idle_since
+                if idle is not None and now - idle >= self.policy.idle_seconds:
+                    await self.close_table(table)
+
+    async def close_table(self, table: Table, idle_only: bool = True) -> None:
+        """Close a table of this process without a game on (``idle_only``: only if nobody sits
+        at it either, checked in its actor); those watching it hear so."""
+        try:
+            closed = await table.call(functools.partial(table.close, idle_only))
+        except TableError:  # it stopped meanwhile
+            return
+        if closed and self.tables.get(table.id) is table:
+            del self.tables[table.id]
+            await table.stop()
+            if self.cluster is not None:
+                await self.cluster.release(table.id)
+            self.forget(table.id)
+            log.info("table closed", extra={"table": table.id})
+
     async def adopt(self, table_id: str) -> None:
         """Take over a kept table: after a restart, or from a process that died."""
         try:
             kept = await self.keeper.load(table_id)
             if kept is None:
                 return
-            table = Table(table_id, RoomConfig.model_validate(kept.data["room"]), self.services)
+            room = RoomConfig.model_validate(kept.data["room"])
+            table = Table(table_id, room, self.services, kept.data.get("changes"))
             saved_at = table.restore(kept)
         except (EngineError, KeyError, TypeError, ValueError):
             # a record this version cannot replay: the server must start all the same

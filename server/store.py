@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
@@ -12,6 +13,8 @@ from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 from engine import GameState, PointsUnit, record_of
 from engine.levels import table_stake
 from server.models import EscapeRecord, Game, GameSeat, Standing
+
+log = logging.getLogger("junqi")
 
 
 @dataclass(frozen=True)
@@ -54,6 +57,19 @@ class Store:
             for seat, user_id in enumerate(users):
                 session.add(GameSeat(game_id=game_id, seat=seat, user_id=user_id))
             await session.commit()
+
+    async def game_not_stored(self, game_id: str) -> None:
+        """Mark a game whose result could not be stored as ended (``not_stored``), so that it
+        is never taken for one still running; if even that fails, the log says so."""
+        try:
+            async with self.sessions() as session:
+                game = await session.get(Game, game_id)
+                if game is not None:
+                    game.status = "not_stored"
+                    game.finished_at = datetime.now(UTC)
+                    await session.commit()
+        except Exception:
+            log.exception("game %s could not be marked as not stored", game_id)
 
     async def game_finished(
         self,

@@ -44,7 +44,7 @@ from server.broker import InMemoryBroker
 from server.config import RoomConfig
 from server.keeping import Keeper, KeptTable, LeaseLost, event_of, kept_event
 from server.observability import Metrics
-from server.store import Store
+from server.store import Scored, Store
 from server.tasks import cancel
 
 T = TypeVar("T")
@@ -95,6 +95,21 @@ class SeatInfo:
         return self.bot or self.user_id is not None
 
 
+@dataclass(frozen=True)
+class TablePolicy:
+    """How long tables and seats wait for people (the settings' ``idle_table_seconds``,
+    ``seat_grace_seconds``, ``tables_per_creator``)."""
+
+    idle_seconds: float = 120.0  # nobody seated and no game on: the table closes
+    seat_grace_seconds: float = 30.0  # between games, a seated player with no socket left
+    # keeps the seat this long (a reload), then stands up
+    tables_per_creator: int = 3  # tables one user may have open (play now apart)
+
+    @property
+    def sweep_seconds(self) -> float:
+        return min(5.0, self.idle_seconds / 4)
+
+
 @dataclass
 class Services:
     """What the tables of a process share."""
@@ -107,6 +122,7 @@ class Services:
     think: Callable[..., Awaitable[dict[str, Any] | None]] | None = None  # a bot's decision,
     # away from the event loop
     metrics: Metrics | None = None
+    policy: TablePolicy = TablePolicy()
 
 
 # the commands a table takes from the gateway of any process (``Table.run``)
@@ -120,6 +136,7 @@ COMMANDS = frozenset(
         "remove_bot",
         "leave",
         "set_stand_in",
+        "seat_with_bots",
         "act",
         "kick",
         "dissolve",
@@ -149,15 +166,24 @@ def viewer_key(viewer: int | None) -> str:
 
 
 class Table:
-    def __init__(self, table_id: str, room: RoomConfig, services: Services) -> None:
+    def __init__(
+        self,
+        table_id: str,
+        room: RoomConfig,
+        services: Services,
+        changes: dict[str, Any] | None = None,
+    ) -> None:
         self.id = table_id
         self.services = services
         self.metrics = services.metrics
         self.room = room
         self.variant = engine.get_variant(room.variant)
         self.room_data = room.model_dump()  # as kept with a running game
-        # every rule of the table, the variant's defaults with the room's changes (public)
-        self.rules = self.variant.rules.with_changes(room.options).to_dict()
+        # the table's own changes to its room's rule options (``server.table_options``)
+        self.changes = dict(changes or {})
+        self.options = {**room.options, **self.changes}
+        # every rule of the table, the variant's defaults with the changes (public)
+        self.rules = self.variant.rules.with_changes(self.options).to_dict()
         self.broker = services.broker
         self.store = services.store
         self.think = services.think
@@ -196,6 +222,8 @@ class Table:
         self.beliefs: dict[int, Beliefs] = {}  # each bot seat's beliefs, from its own events
         self.stand_in = False  # 托管: a bot plays for a player who is away
         self.stood_in: set[int] = set()  # seats a bot played for in this game
+        self.quick = False  # a table of play now (马上开始)
+        self.idle_since: float | None = time.time()  # nobody seated and no game on, since
 
     # --- the actor ----------------------------------------------------------------------------
 
@@ -249,7 +277,25 @@ class Table:
                     self.flush()
                 except Exception:  # a fault in rendering must not stop the table for good
                     log.exception("an update could not be sent", extra={"table": self.id})
+            self.note_idle()
             self.set_alarm()
+
+    def note_idle(self) -> None:
+        """Note since when the table has had nobody seated and no game on (the lobby closes
+        it after a while: ``Lobby._reap_idle_tables``)."""
+        if self.in_game or any(s.user_id is not None for s in self.seats):
+            self.idle_since = None
+        elif self.idle_since is None:
+            self.idle_since = time.time()
+
+    async def close(self, idle_only: bool) -> bool:
+        """The table closes (no game may be on; ``idle_only``: nobody may be seated either);
+        those watching it hear so. Returns whether it did."""
+        self.note_idle()
+        if self.in_game or (idle_only and self.idle_since is None):
+            return False
+        self.broker.publish(f"table:{self.id}", {"table": self.id, "closed": True})
+        return True
 
     def set_alarm(self) -> None:
         """Have the clock tick at the next deadline (a timer, not a task waiting for it: this
@@ -401,6 +447,25 @@ class Table:
         if not self.in_game:
             await self.stand(user_id)
 
+    def others_seated(self, user_id: int) -> bool:
+        """Whether a person other than ``user_id`` sits at the table."""
+        return any(s.user_id not in (None, user_id) for s in self.seats)
+
+    async def seat_with_bots(self, user_id: int, name: str) -> None:
+        """Play now: the user sits (on their own seat if they have one, else the first free
+        one) and bots take every other free seat, ready."""
+        if self.in_game:
+            raise TableError("game_running", "seats change only between games")
+        seat = self.seat_of(user_id)
+        if seat is None:
+            free = next((i for i, s in enumerate(self.seats) if not s.taken), None)
+            if free is None:
+                raise TableError("seat_taken", "no seat is free")
+            await self.sit(user_id, name, free)
+        for other, info in enumerate(self.seats):
+            if not info.taken:
+                await self.add_bot(user_id, other)
+
     async def set_stand_in(self, user_id: int, on: bool) -> None:
         """托管 by the player's own choice: a bot plays the seat until the player ends it
         (coming back to the table does not end it, as it ends a stand-in for one away)."""
@@ -469,6 +534,8 @@ class Table:
         assert self.state is not None
         data = {
             "room": self.room_data,
+            "changes": self.changes,
+            "quick": self.quick,
             "seats": [vars(info) for info in self.seats],  # plain fields: JSON as they are
             "host": self.host,
             "creator": self.creator,
@@ -490,6 +557,7 @@ class Table:
         data = kept.data
         self.seats = [SeatInfo(**info) for info in data["seats"]]
         self.host, self.stand_in = data["host"], data["stand_in"]
+        self.quick = data.get("quick", False)
         # tables kept by an older version name none
         self.creator, self.creator_name = data.get("creator"), data.get("creator_name")
         self.game_id, self.players = data["game_id"], data["players"]
@@ -550,13 +618,20 @@ class Table:
         """A socket of a user started (+1) or stopped (-1) watching this table; a seated player
         with no socket left during a game gets the grace period to come back (in 三打一 play
         pauses meanwhile)."""
-        watching = max(0, self.watchers.get(user_id, 0) + delta)
-        self.watchers[user_id] = watching
+        before = self.watchers.pop(user_id, 0)
+        watching = max(0, before + delta)
+        if watching:
+            self.watchers[user_id] = watching
         seat = self.seat_of(user_id)
         if seat is None:
+            if bool(before) != bool(watching):
+                self.services.on_change(self)  # the lobby's count of spectators
             return
         info = self.seats[seat]
-        if watching == 0 and self.in_game:
+        if watching == 0 and not self.in_game and not info.bot:
+            # between games a player who closed the page stands up after a moment
+            info.away_until = time.time() + self.services.policy.seat_grace_seconds
+        elif watching == 0 and self.in_game:
             assert self.state is not None
             info.away_until = time.time() + self.state.rules.disconnect_grace_seconds
             state = self.state
@@ -590,7 +665,9 @@ class Table:
         for seat, info in enumerate(self.seats):
             if info.away_until is not None and now >= info.away_until:
                 info.away_until = None
-                if self.in_game and self.state is not None and self.state.seats[seat].alive:
+                if not self.in_game:
+                    self.vacate(seat)  # gone between games: the seat is free again
+                elif self.state is not None and self.state.seats[seat].alive:
                     if self.stand_in:  # 托管: a bot plays on instead of the escape
                         self.set_taken_over(seat, True, "away")
                         self.seats_changed()
@@ -611,17 +688,21 @@ class Table:
 
     async def start_game(self) -> None:
         order = list(range(len(self.seats)))
-        if self.room.options.get("random_seats"):
+        if self.options.get("random_seats"):
             secrets.SystemRandom().shuffle(order)  # 随机防作弊: nobody chooses their seat
             self.seats = [self.seats[i] for i in order]
             self.host = 0
         self.players = [s.user_id for s in self.seats]
+        grace = self.rules["disconnect_grace_seconds"]
+        for info in self.seats:
+            if info.away_until is not None:  # away between games: the game's grace from now
+                info.away_until = time.time() + grace
         self.game_id = uuid.uuid4().hex
         self.state = engine.new_game(
             self.variant.key,
             seed=secrets.token_hex(16),
             host=self.host or 0,
-            options=self.room.options,
+            options=self.options,
             now=time.time(),
         )
         self.log, self.log_start = [], self.seq + 1
@@ -671,17 +752,37 @@ class Table:
         if self.state.phase == Phase.FINISHED:
             await self.finish_game()
 
+    def unrated_because(self) -> str | None:
+        """Why a game here would not move points: the table changed its room's rules
+        ("table_rules"), or bots play in a room that rates only people ("bots")."""
+        if self.changes:
+            return "table_rules"
+        if not self.room.rated_with_bots and any(info.bot for info in self.seats):
+            return "bots"
+        return None
+
     async def finish_game(self) -> None:
         assert self.state is not None and self.game_id is not None
-        rated = self.room.rated_with_bots or not any(info.bot for info in self.seats)
+        unrated_because = self.unrated_because()
+        rated = unrated_because is None
         stood_in = sorted(self.stood_in)
-        scored = await self.store.game_finished(
-            self.game_id, self.state, self.players, rated=rated, stood_in=stood_in
-        )
+        try:
+            scored = await self.store.game_finished(
+                self.game_id, self.state, self.players, rated=rated, stood_in=stood_in
+            )
+        except Exception:
+            # the game ends all the same, unscored, and says so; never left running
+            log.exception(
+                "a finished game could not be stored",
+                extra={"table": self.id, "game": self.game_id},
+            )
+            await self.store.game_not_stored(self.game_id)
+            scored = Scored([0] * len(self.seats), 0)
+            rated, unrated_because = False, "not_stored"
         self.last_points = scored.points
         self.scoring = {
             "rated": rated,
-            "unrated_because": None if rated else "bots",
+            "unrated_because": unrated_because,
             "stake": scored.stake,
             "stood_in": stood_in,
         }
@@ -874,7 +975,13 @@ class Table:
     def entry(self) -> dict[str, Any]:
         """What every process's lobby keeps of the table: its listing, the seat of each user
         (never sent as such) and the running game's id."""
-        return {"listing": self.listing(), "players": self.players_by_user(), "game": self.game_id}
+        return {
+            "listing": self.listing(),
+            "players": self.players_by_user(),
+            "game": self.game_id,
+            "creator": self.creator,
+            "quick": self.quick,
+        }
 
     def listing(self) -> dict[str, Any]:
         """The table as the lobby lists it (public)."""
@@ -883,7 +990,11 @@ class Table:
             "room": self.room.id,
             "variant": self.variant.key,
             "board": self.variant.board_key,
-            "options": self.room.options,
+            "options": self.options,
+            "changes": self.changes,
+            "rated": self.unrated_because() is None,
+            "unrated_because": self.unrated_because(),
+            "quick": self.quick,
             "status": self.status,
             "host": self.host,
             "creator": self.creator_name,

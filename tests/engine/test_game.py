@@ -90,6 +90,17 @@ def test_the_deploy_deadline_completes_drafts_automatically() -> None:
     assert seat0 == engine.auto_layout("siguo", 0, 3)
 
 
+def test_a_draft_is_held_to_the_board_s_size() -> None:
+    state = engine.new_game("siguo", seed=7, now=0.0)
+    most = len(engine.get_board("siguo").stations)
+    junk = {f"0:{n}": "bomb" for n in range(most + 1)}
+    with pytest.raises(engine.MalformedInput, match=f"at most {most} stations"):
+        act(state, PlaceLayout(0, junk, confirm=False, now=1.0))
+    del junk["0:0"]
+    saved, _ = act(state, PlaceLayout(0, junk, confirm=False, now=1.0))  # as many: kept
+    assert len(saved.drafts[0] or {}) == most
+
+
 def test_a_confirmed_layout_is_final() -> None:
     state = engine.new_game("liangguo", seed=1)
     state, _ = act(state, PlaceLayout(0, engine.auto_layout("liangguo", 0, 1)))

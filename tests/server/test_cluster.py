@@ -32,6 +32,7 @@ import websockets
 import engine
 from server.updates import apply_patch
 from tests.live import free_port, start_server
+from tests.server.sockets import open_live_socket
 
 REPO = Path(__file__).resolve().parents[2]
 REDIS = os.environ.get("JUNQI_TEST_REDIS", "redis://127.0.0.1:6379")
@@ -88,6 +89,8 @@ def cluster(postgres_url: str, tmp_path: Path) -> Iterator[Cluster]:
         "JUNQI_LEASE_SECONDS": "1.5",
         "JUNQI_ACTIONS_PER_10_SECONDS": "100000",
         "JUNQI_SIGN_INS_PER_MINUTE": "100000",
+        "JUNQI_GUESTS_PER_ADDRESS_PER_DAY": "100000",
+        "JUNQI_TABLES_PER_CREATOR": "100",  # the rate limit of tables is tested here
         "JUNQI_CLUSTER_LOGS": str(logs),
     }
     script = subprocess.Popen(
@@ -164,8 +167,7 @@ class Player:
         for _ in range(300):
             base = self.bases[0]
             try:
-                url = base.replace("http", "ws") + f"/ws?token={self.token}"
-                self.ws = await websockets.connect(url)
+                self.ws = await open_live_socket(base, self.token)
                 return
             except OSError:
                 self.bases.append(self.bases.pop(0))  # that node is gone: the next one

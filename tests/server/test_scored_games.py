@@ -30,7 +30,27 @@ from tests.server.sockets import Player
 from tests.server.test_realtime import connect, connect_again
 
 VARIANTS = ("siguo", "luanzhan", "sandayi", "sanguo", "liangguo", "fanqi")
-ROOMS = [RoomConfig(id=v, name=v, variant=v) for v in VARIANTS]
+LUANZHAN = {"no_capture_plies": None, "disconnect_grace_seconds": 1}
+SANGUO_FAST = {"move_seconds": 2, "max_skips": 2}
+EARLY_SURRENDER = {"surrender_after_seconds": 1}
+# The rule options the tests play with are their rooms' (a table that changed its room's rules
+# would play unrated): a room for each variant, and one for each of these.
+PLAYED = [
+    ("luanzhan", LUANZHAN),
+    ("sanguo", SANGUO_FAST),
+    ("siguo", EARLY_SURRENDER),
+    ("fanqi", EARLY_SURRENDER),
+    ("sandayi", {"disconnect_grace_seconds": 30}),
+]
+
+
+def room_id(variant: str, options: dict[str, Any]) -> str:
+    return "-".join([variant, *(f"{k}={v}" for k, v in sorted(options.items()))])
+
+
+ROOMS = [RoomConfig(id=v, name=v, variant=v) for v in VARIANTS] + [
+    RoomConfig(id=room_id(v, o), name=room_id(v, o), variant=v, options=o) for v, o in PLAYED
+]
 
 STAKE = 1  # every player here is a beginner (RULES.md §10)
 WIN, LOSS = STAKE, -STAKE  # §10
@@ -57,7 +77,7 @@ COUNTED = {
 
 @pytest.fixture
 def server(database_url: str) -> Iterator[TestClient]:
-    """The real app with one room per variant (each table sets its own rule options)."""
+    """The real app with a room per variant, and one for each rule options played (``PLAYED``)."""
     settings = make_settings(database_url)
     settings.rooms = ROOMS
     with TestClient(create_app(settings)) as client:
@@ -75,8 +95,8 @@ def fix_seed(monkeypatch: pytest.MonkeyPatch, seed: str) -> None:
 
 
 class Match:
-    """A new table of ``variant`` with these rule ``options``, a registered player on every
-    seat (named ``<variant>-<seat>``), everyone ready: the game has begun."""
+    """A new table of ``variant`` in the room of these rule ``options``, a registered player on
+    every seat (named ``<variant>-<seat>``), everyone ready: the game has begun."""
 
     def __init__(
         self,
@@ -90,9 +110,8 @@ class Match:
         self.names = [f"{variant}-{seat}" for seat in engine.get_variant(variant).seats]
         self.players = [connect(stack, client, name) for name in self.names]
         self.gone: set[int] = set()  # seats whose socket was closed
-        reply = self.players[0].request(
-            {"type": "create_table", "room": variant, "options": options or {}}
-        )
+        room = room_id(variant, options or {})
+        reply = self.players[0].request({"type": "create_table", "room": room})
         assert reply["type"] == "ok", reply
         self.id: str = reply["table"]
         for seat, p in enumerate(self.players):
@@ -240,10 +259,8 @@ def seats_out(game: dict[str, Any]) -> dict[int, str]:
 
 # --- 乱战: escapes before and after 15 full rounds (RULES.md §11, escape_rule lianzhong) -------
 
+
 # random moves to 15 rounds: no 40-move draw on the way
-LUANZHAN = {"no_capture_plies": None, "disconnect_grace_seconds": 1}
-
-
 def test_luanzhan_an_escape_within_15_rounds_costs_the_escaper_alone(
     server: TestClient, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -352,7 +369,7 @@ def test_sanguo_an_escape_costs_z_and_the_two_left_play_on(
     fix_seed(monkeypatch, "sanguo")
     rng = random.Random(3)
     # short clocks so that the duel's loser runs out of skips quickly
-    options = {"move_seconds": 2, "max_skips": 2}
+    options = SANGUO_FAST
     with ExitStack() as stack:
         m = Match(server, stack, "sanguo", options)
         m.deploy(seed=3)

@@ -1,0 +1,92 @@
+"""What a table may change of its room's rules, and within which bounds.
+
+A room's rule options are the operator's (``server.config``); a table opened in it may change
+only the clock, the draw limits and engineer scouting, each within bounds. Scoring, seat
+randomisation (随机防作弊), the information mode and every other rule stay the room's. A table
+whose rules differ from its room's plays unrated: points are earned under the room's rules only.
+
+Every whole-number option has bounds, for rooms too (looser: the operator's), so that no
+option carries an unbounded number into a game's points and from there into the database.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from engine import MalformedInput, get_variant
+
+# what a table may set: option -> (least, most)
+TABLE_BOUNDS: dict[str, tuple[int, int]] = {
+    "deploy_seconds": (30, 600),
+    "move_seconds": (10, 300),
+    "max_skips": (1, 10),
+    "no_capture_plies": (10, 500),
+    "max_total_moves": (100, 5000),
+    "draw_proposals": (0, 10),
+    "surrender_after_seconds": (0, 600),
+    "disconnect_grace_seconds": (10, 600),
+}
+# what a room may set (the operator's configuration: tests run clocks of a second)
+SCORE_BOUNDS = (0, 100)  # score_x, score_y, score_z of 三国
+ROOM_MOST = 100_000  # any other whole number
+
+# the options a table may change; the others are its room's alone
+TABLE_MAY_CHANGE = frozenset(
+    {
+        "deploy_seconds",
+        "move_seconds",
+        "max_skips",
+        "no_capture_plies",
+        "max_total_moves",
+        "draw_proposals",
+        "surrender_after_seconds",
+        "disconnect_grace_seconds",
+        "engineer_scouting",
+    }
+)
+
+
+class BadOption(ValueError):
+    """An option a table (or room) may not set, or a value out of its bounds."""
+
+
+def checked_room_options(variant: str, options: dict[str, Any]) -> dict[str, Any]:
+    """A room's options, checked: known names, valid values, numbers within bounds."""
+    _check(
+        variant, options, lambda name: SCORE_BOUNDS if name.startswith("score_") else None, options
+    )
+    return dict(options)
+
+
+def table_changes(variant: str, room: dict[str, Any], options: dict[str, Any]) -> dict[str, Any]:
+    """The changes a table makes to its room's options: only those that differ from the room's
+    rules, each allowed and within bounds; ``BadOption`` names the first that is not."""
+    rules = get_variant(variant).rules.with_changes(room).to_dict()
+    for name in options:
+        if name not in rules:
+            raise BadOption(f"unknown rule option {name!r}")
+        if name not in TABLE_MAY_CHANGE:
+            raise BadOption(f"rule option {name} is the room's: a table may not change it")
+    merged = _check(variant, {**room, **options}, TABLE_BOUNDS.get, options)
+    return {name: options[name] for name in options if merged[name] != rules[name]}
+
+
+def _check(
+    variant: str,
+    options: dict[str, Any],
+    bounds: Callable[[str], tuple[int, int] | None],
+    bounded: dict[str, Any],
+) -> dict[str, Any]:
+    """The variant's rules with ``options``, the whole numbers of ``bounded`` within
+    ``bounds`` (or 0-``ROOM_MOST``)."""
+    try:
+        rules = get_variant(variant).rules.with_changes(options).to_dict()
+    except MalformedInput as error:
+        raise BadOption(str(error)) from None
+    for name, value in bounded.items():
+        if isinstance(value, int) and not isinstance(value, bool):
+            least, most = bounds(name) or (0, ROOM_MOST)
+            if not least <= value <= most:
+                raise BadOption(f"rule option {name}: {value} is outside {least}-{most}")
+    return rules
