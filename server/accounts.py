@@ -1,33 +1,42 @@
-"""Accounts: registration, login, guests, bearer tokens, profiles (REST under /api)."""
+"""Accounts: registration, login, guests, bearer tokens, logout, profiles (REST under /api).
+
+Against abuse: passwords are hashed off the event loop, and a login for an unknown name does
+the same work (``server.passwords``); failed logins make the next attempt for that name wait
+(``server.backoff``); new names follow ``server.names`` (no look-alikes, no reserved names),
+new passwords are not blank nor among the most common. Each user keeps the address they last
+signed in from: an address makes at most ``guests_per_address_per_day`` guests, and none (nor
+any account) while a user who signed in from it is banned (``block_banned_addresses``).
+Refusals of these rules carry a stable code in the ``X-Error-Code`` header (docs/protocol.md).
+"""
 
 from __future__ import annotations
 
 import hashlib
-import re
+import math
 import secrets
 from collections.abc import AsyncIterator, Callable, Coroutine
 from datetime import UTC, datetime, timedelta
 from typing import Annotated, Any
 
-from argon2 import PasswordHasher
-from argon2.exceptions import VerificationError
 from fastapi import APIRouter, Depends, HTTPException, Path, Request, Response, status
 from fastapi.exceptions import RequestValidationError
 from fastapi.routing import APIRoute
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from pydantic import BaseModel, Field
-from sqlalchemy import select
+from sqlalchemy import case, delete, func, or_, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from engine import VARIANTS
 from engine.levels import title_for
-from server.models import Standing, Token, User
-from server.moderation import ban_message
+from server.models import Standing, Token, User, aware
+from server.moderation import ban_message, user_topic
+from server.names import NameRefused, check_new_name, name_key, skeleton
+from server.passwords import Passwords, password_problem
 
-_hasher = PasswordHasher()
 _bearer = HTTPBearer(auto_error=False)
-NAME_PATTERN = re.compile(r"^[\w\u4e00-\u9fff-]{2,20}$")
+ERROR_CODE = "X-Error-Code"  # the header that names a refusal's stable code
+GUEST_DAY = timedelta(days=1)
 NO_NUL = r"^[^\x00]*$"  # text for the database: PostgreSQL refuses NUL characters in strings
 Name = Annotated[str, Path(pattern=NO_NUL)]  # a user name in a path
 
@@ -71,6 +80,16 @@ NOT_FOUND: dict[int | str, dict[str, Any]] = {
 }
 
 
+def _answer(description: str) -> dict[str, Any]:
+    return {"description": description, "content": {"application/json": {"schema": _MESSAGE}}}
+
+
+SIGN_IN_REFUSALS: dict[int | str, dict[str, Any]] = {
+    403: _answer("Banned, or an address a banned user signed in from (X-Error-Code)"),
+    429: _answer("Too many sign-ins, failed logins or guests: wait (Retry-After)"),
+}
+
+
 class SecretsStayRoute(APIRoute):
     """Validation errors name the field at fault and why, without echoing what was sent
     (FastAPI's ``input``): that may be a password."""
@@ -101,6 +120,28 @@ async def session_dependency(request: Request) -> AsyncIterator[AsyncSession]:
 
 
 Session = Annotated[AsyncSession, Depends(session_dependency)]
+Bearer = Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)]
+
+
+def refusal(
+    status_code: int, code: str, message: str, retry_after: float | None = None
+) -> HTTPException:
+    """An HTTP refusal with its stable ``code`` (``X-Error-Code``), and ``Retry-After`` if the
+    client may try again after that many seconds."""
+    headers = {ERROR_CODE: code}
+    if retry_after is not None:
+        headers["Retry-After"] = str(max(1, math.ceil(retry_after)))
+    return HTTPException(status_code, message, headers=headers)
+
+
+def client_address(request: Request) -> str:
+    """The address a request came from."""
+    return request.client.host if request.client else "unknown"
+
+
+def _passwords(request: Request) -> Passwords:
+    passwords: Passwords = request.app.state.passwords
+    return passwords
 
 
 async def issue_token(session: AsyncSession, user: User, hours: int) -> str:
@@ -124,10 +165,7 @@ async def user_for_token(session: AsyncSession, token: str | None) -> User | Non
     return await session.get(User, row.user_id)
 
 
-async def current_user(
-    session: Session,
-    credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
-) -> User:
+async def current_user(session: Session, credentials: Bearer) -> User:
     user = await user_for_token(session, credentials.credentials if credentials else None)
     if user is None:
         raise HTTPException(
@@ -185,51 +223,150 @@ def user_out(user: User) -> UserOut:
 
 
 async def _sign_in_allowed(request: Request) -> None:
-    address = request.client.host if request.client else "unknown"
-    if not await request.app.state.limits.sign_ins.admit(address):
+    if not await request.app.state.limits.sign_ins.admit(client_address(request)):
         raise HTTPException(429, "too many sign-ins from your address; wait a minute")
+
+
+async def _new_accounts_allowed(session: AsyncSession, request: Request, address: str) -> None:
+    """No new account (guest or registered) from an address a banned user signed in from,
+    while the ban lasts."""
+    if not request.app.state.settings.block_banned_addresses:
+        return
+    banned = or_(User.ban_permanent.is_(True), User.banned_until > datetime.now(UTC))
+    if (await session.execute(select(User.id).where(User.address == address, banned))).first():
+        raise refusal(
+            403,
+            "address_banned",
+            "a user who signed in from your address is banned: no new account from it while "
+            "the ban lasts",
+        )
+
+
+async def _guests_allowed(session: AsyncSession, request: Request, address: str) -> None:
+    """At most ``guests_per_address_per_day`` guests from one address in any 24 hours."""
+    most = request.app.state.settings.guests_per_address_per_day
+    now = datetime.now(UTC)
+    count, first = (
+        await session.execute(
+            select(func.count(), func.min(User.created_at)).where(
+                User.guest.is_(True), User.address == address, User.created_at > now - GUEST_DAY
+            )
+        )
+    ).one()
+    if count >= most:
+        since = aware(first) or now
+        raise refusal(
+            429,
+            "guest_limit",
+            f"{most} guests a day may play from one address: register, or come back later",
+            retry_after=(since + GUEST_DAY - now).total_seconds(),
+        )
 
 
 def _hours(request: Request) -> int:
     return int(request.app.state.settings.token_hours)
 
 
-@router.post("/auth/register", response_model=LoginOut, status_code=201, responses=REFUSALS)
+@router.post(
+    "/auth/register",
+    response_model=LoginOut,
+    status_code=201,
+    responses=REFUSALS
+    | SIGN_IN_REFUSALS
+    | {409: _answer("The name is taken, or too like a taken one (X-Error-Code)")},
+)
 async def register(body: Credentials, session: Session, request: Request) -> LoginOut:
-    """Create an account and log in."""
+    """Create an account and log in. The name is stored NFKC-normalised; it may not be taken
+    (without regard to case), look like a taken one, mix scripts or be reserved; the password
+    may not be blank or among the most common ones (422 and 409 say which, in X-Error-Code)."""
     await _sign_in_allowed(request)
-    if not NAME_PATTERN.match(body.name):
-        raise HTTPException(422, "a name is 2-20 letters, digits, _ or -")
-    user = User(name=body.name, password_hash=_hasher.hash(body.password), guest=False)
+    address = client_address(request)
+    await _new_accounts_allowed(session, request, address)
+    try:
+        name = check_new_name(body.name)
+    except NameRefused as refused:
+        raise refusal(refused.status, refused.code, refused.message) from None
+    problem = password_problem(body.password)
+    if problem is not None:
+        raise refusal(422, *problem)
+    key, look = name_key(name), skeleton(name)
+    taken = (
+        await session.execute(
+            select(User.name, User.name_key).where(
+                or_(User.name_key == key, User.name_skeleton == look)
+            )
+        )
+    ).first()
+    if taken is not None and taken.name_key == key:
+        raise refusal(409, "name_taken", f"the name {name!r} is taken")
+    if taken is not None:
+        raise refusal(409, "name_look_alike", f"the name {name!r} is too like {taken.name!r}")
+    hashed = await _passwords(request).hash(body.password)
+    user = User(
+        name=name,
+        name_key=key,
+        name_skeleton=look,
+        password_hash=hashed,
+        guest=False,
+        address=address,
+    )
     session.add(user)
     try:
         await session.commit()
-    except IntegrityError:
-        raise HTTPException(409, f"the name {body.name!r} is taken") from None
+    except IntegrityError:  # taken meanwhile
+        raise refusal(409, "name_taken", f"the name {name!r} is taken") from None
     return LoginOut(token=await issue_token(session, user, _hours(request)), user=user_out(user))
 
 
-@router.post("/auth/login", response_model=LoginOut)
+@router.post(
+    "/auth/login",
+    response_model=LoginOut,
+    responses={401: _answer("Wrong name or password"), **SIGN_IN_REFUSALS},
+)
 async def login(body: Credentials, session: Session, request: Request) -> LoginOut:
+    """Log in by name (without regard to case) and password. After failed attempts for a name
+    the next one waits (429, ``login_wait``, Retry-After)."""
     await _sign_in_allowed(request)
-    user = (await session.execute(select(User).where(User.name == body.name))).scalar_one_or_none()
-    try:
-        if user is None or user.password_hash is None:
-            raise VerificationError
-        _hasher.verify(user.password_hash, body.password)
-    except VerificationError:
-        raise HTTPException(401, "wrong name or password") from None
+    key = name_key(body.name)
+    backoff = request.app.state.login_backoff
+    wait = await backoff.attempt(key)
+    if wait > 0:
+        raise refusal(
+            429,
+            "login_wait",
+            f"too many failed logins for this name: try again in {math.ceil(wait)} s",
+            retry_after=wait,
+        )
+    # the exact name first: users whose names collided before keys were unique keep theirs
+    exact_first = case((User.name == body.name, 0), else_=1)
+    found = select(User).where(or_(User.name == body.name, User.name_key == key))
+    user = (await session.execute(found.order_by(exact_first).limit(1))).scalar_one_or_none()
+    # an unknown name or a guest costs the same check (against a dummy hash) as a real one
+    right = await _passwords(request).verify(user.password_hash if user else None, body.password)
+    if user is None or not right:
+        raise HTTPException(401, "wrong name or password")
+    await backoff.succeeded(key)
+    user.address = client_address(request)
     if user.banned(datetime.now(UTC)):
+        await session.commit()  # where a banned user comes from: no guest from there either
         raise HTTPException(403, ban_message(user))
     return LoginOut(token=await issue_token(session, user, _hours(request)), user=user_out(user))
 
 
-@router.post("/auth/guest", response_model=LoginOut, status_code=201)
+@router.post("/auth/guest", response_model=LoginOut, status_code=201, responses=SIGN_IN_REFUSALS)
 async def guest(session: Session, request: Request) -> LoginOut:
-    """Play at once as a guest with a generated name."""
+    """Play at once as a guest with a generated name (a few a day from one address)."""
     await _sign_in_allowed(request)
+    address = client_address(request)
+    await _new_accounts_allowed(session, request, address)
+    await _guests_allowed(session, request, address)
     for _ in range(20):
-        user = User(name=f"游客{secrets.randbelow(10**6):06d}", password_hash=None, guest=True)
+        user = User(
+            name=f"游客{secrets.randbelow(10**6):06d}",
+            password_hash=None,
+            guest=True,
+            address=address,
+        )
         session.add(user)
         try:
             await session.commit()
@@ -239,6 +376,28 @@ async def guest(session: Session, request: Request) -> LoginOut:
     else:  # pragma: no cover - a million names taken
         raise HTTPException(503, "no guest name is free")
     return LoginOut(token=await issue_token(session, user, _hours(request)), user=user_out(user))
+
+
+@router.post("/auth/logout", status_code=204, response_class=Response)
+async def logout(
+    user: CurrentUser, credentials: Bearer, session: Session, request: Request
+) -> None:
+    """Log out: this token is revoked (401 from now on), and the sockets signed in with it are
+    closed (``logged_out``, then close code 4401)."""
+    assert credentials is not None  # current_user found a user by it
+    hashed = token_hash(credentials.credentials)
+    await session.execute(delete(Token).where(Token.token_hash == hashed))
+    await session.commit()
+    notice = {"type": "logged_out", "token_hash": hashed}
+    request.app.state.broker.publish(user_topic(user.id), notice)
+
+
+@router.post("/auth/logout-all", status_code=204, response_class=Response)
+async def logout_all(user: CurrentUser, session: Session, request: Request) -> None:
+    """Log out everywhere: every token of the user is revoked and every socket closed."""
+    await session.execute(delete(Token).where(Token.user_id == user.id))
+    await session.commit()
+    request.app.state.broker.publish(user_topic(user.id), {"type": "logged_out"})
 
 
 async def profile_of(session: AsyncSession, user: User) -> ProfileOut:

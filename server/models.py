@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import UTC, datetime
+from typing import Any
 
 from sqlalchemy import DateTime, ForeignKey, Integer, String, Text, UniqueConstraint, false
+from sqlalchemy.engine.default import DefaultExecutionContext
 from sqlalchemy.orm import Mapped, mapped_column
 
+from server import names
 from server.db import Base
 
 
@@ -19,11 +23,29 @@ def aware(at: datetime | None) -> datetime | None:
     return at if at is None or at.tzinfo is not None else at.replace(tzinfo=UTC)
 
 
+def _of_name(derive: Callable[[str], str]) -> Callable[[DefaultExecutionContext], str]:
+    """A column's default made from the row's name (``server.names``)."""
+
+    def default(context: DefaultExecutionContext) -> str:
+        row: dict[str, Any] = context.get_current_parameters()  # type: ignore[no-untyped-call]
+        return derive(row["name"])
+
+    return default
+
+
 class User(Base):
     __tablename__ = "users"
 
     id: Mapped[int] = mapped_column(primary_key=True)
     name: Mapped[str] = mapped_column(String(32), unique=True)
+    # the name casefolded, and as it looks (server.names): no two users share either, so no
+    # name passes for another. Filled from the name unless given.
+    name_key: Mapped[str] = mapped_column(
+        String(255), unique=True, index=True, default=_of_name(names.name_key)
+    )
+    name_skeleton: Mapped[str] = mapped_column(
+        String(255), unique=True, index=True, default=_of_name(names.skeleton)
+    )
     password_hash: Mapped[str | None] = mapped_column(String(200))  # None for guests
     role: Mapped[str] = mapped_column(String(16), default="player")  # "player" | "admin"
     guest: Mapped[bool] = mapped_column(default=False)
@@ -33,6 +55,9 @@ class User(Base):
     ban_permanent: Mapped[bool] = mapped_column(default=False, server_default=false())
     ban_reason: Mapped[str | None] = mapped_column(Text)
     muted_until: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    # where the user last signed in from (registration, login, guest entry): guests per
+    # address, and no new account from the address of a banned user (server.accounts)
+    address: Mapped[str | None] = mapped_column(String(64), index=True)
 
     def banned(self, now: datetime) -> bool:
         until = aware(self.banned_until)
@@ -106,7 +131,8 @@ class Game(Base):
     id: Mapped[str] = mapped_column(String(32), primary_key=True)
     variant: Mapped[str] = mapped_column(String(16), index=True)
     room: Mapped[str] = mapped_column(String(64))
-    status: Mapped[str] = mapped_column(String(16), default="playing")  # playing | finished
+    # playing | finished | not_stored (ended, its result could not be stored)
+    status: Mapped[str] = mapped_column(String(16), default="playing")
     commitment: Mapped[str] = mapped_column(String(64))
     seed: Mapped[str | None] = mapped_column(String(64))
     record: Mapped[str | None] = mapped_column(Text)  # engine.GameRecord JSON

@@ -17,7 +17,7 @@ from server import cli
 from server.app import create_app
 from server.moderation import set_role
 from tests.server.conftest import make_settings, register
-from tests.server.sockets import Player
+from tests.server.sockets import Player, signed_in
 from tests.server.test_realtime import connect, start_game, table_of_two
 
 REASON = {"reason": "test"}
@@ -40,7 +40,7 @@ def bearer(token: str) -> dict[str, str]:
     return {"Authorization": f"Bearer {token}"}
 
 
-def admin(client: TestClient, name: str = "管理员") -> dict[str, str]:
+def admin(client: TestClient, name: str = "值班长") -> dict[str, str]:
     """Register ``name``, make it an admin (as ``junqi admin`` does) and return its headers."""
     token = register(client, name)
     sessions = client.app.state.db.sessions  # type: ignore[attr-defined]
@@ -84,7 +84,7 @@ def test_admins_look_at_users_tables_and_games(client: TestClient) -> None:
     with ExitStack() as stack:
         alice, bob, table = table_of_two(client, stack)
         users = client.get("/admin/users", headers=headers).json()
-        assert [u["name"] for u in users] == ["管理员", "alice", "bob"]
+        assert [u["name"] for u in users] == ["值班长", "alice", "bob"]
         assert users[0]["role"] == "admin" and users[1]["role"] == "player"
         assert users[1]["banned"] is False and users[1]["muted_until"] is None
         assert [u["name"] for u in client.get("/admin/users?name=li", headers=headers).json()] == [
@@ -125,7 +125,7 @@ def test_every_admin_action_is_audited_and_checked(client: TestClient) -> None:
         ("mute", "bob", "spam"),
         ("penalty", "bob", "abuse"),
     ]
-    assert all(e["actor"] == "管理员" and e["at"] for e in entries)
+    assert all(e["actor"] == "值班长" and e["at"] for e in entries)
     assert entries[-1]["details"] == {"variant": "siguo", "points": -5, "before": 0, "after": -5}
     assert standing(client, "bob", "siguo")["points"] == -5
     # unknown targets and bad bodies change nothing and are not audited
@@ -177,7 +177,7 @@ def test_kicks_before_a_game_and_dissolving_are_audited(client: TestClient) -> N
             "seat": 1,
             "name": "bob",
             "outcome": "removed",
-            "by": "管理员",
+            "by": "值班长",
             "reason": "blocking the table",
         }
         assert seen["snapshot"]["seats"][1]["name"] is None  # one update: the kick and its seat
@@ -272,7 +272,7 @@ def test_a_kick_without_penalty_during_a_game_with_bots_dissolves_it(
         assert result["reason"] == "dissolved" and result["winners"] == []
         assert [(s["outcome"], s["points"]) for s in result["seats"]] == [("draw", 0)] * 4
         row = game_row(client, headers, kicked.json()["game_id"])
-        assert row["result"]["dissolved"] == {"by": "管理员", "reason": "wrong room"}
+        assert row["result"]["dissolved"] == {"by": "值班长", "reason": "wrong room"}
         assert {p["points"] for p in row["players"]} == {0}
         assert standing(client, "stayer", "siguo")["points"] == 0
 
@@ -332,7 +332,7 @@ def test_a_ban_closes_the_sockets_and_refuses_login_until_lifted(client: TestCli
         assert client.get("/api/me", headers=bearer(old)).status_code == 403
         with (
             pytest.raises(WebSocketDisconnect) as refused,
-            client.websocket_connect(f"/ws?token={old}") as ws,
+            signed_in(client, old) as ws,
         ):
             ws.receive_json()
         assert refused.value.code == 4003
@@ -391,13 +391,13 @@ def test_penalties_bans_mutes_and_the_audit_survive_a_restart(tmp_path: Path) ->
         assert login.status_code == 403
         login = client.post("/api/auth/login", json={"name": "dave", "password": "secret-pw"})
         dave = Player(
-            stack.enter_context(client.websocket_connect(f"/ws?token={login.json()['token']}")),
+            stack.enter_context(signed_in(client, login.json()["token"])),
             "dave",
         )
         dave.receive()
         assert dave.request({"type": "chat", "channel": "lobby", "text": "hi"})["code"] == "muted"
         admin_login = client.post(
-            "/api/auth/login", json={"name": "管理员", "password": "secret-pw"}
+            "/api/auth/login", json={"name": "值班长", "password": "secret-pw"}
         )
         entries = audit_log(client, bearer(admin_login.json()["token"]))
         assert [e["action"] for e in entries] == ["mute", "ban", "penalty"]

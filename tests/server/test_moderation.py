@@ -89,11 +89,11 @@ def test_a_room_owner_kicks_and_dissolves_at_the_tables_of_their_room(database_u
         kick_there = {"type": "kick", "table": elsewhere, "seat": 0, "reason": "afk"}
         assert owner.request(kick_there)["code"] == "not_owner"
         headers = admin(client)
-        boss = connect_again(stack, client, "管理员")
+        boss = connect_again(stack, client, "值班长")
         assert boss.request(kick_there)["type"] == "ok"
         entries = audit_log(client, headers)
         assert [(e["actor"], e["action"], e["target"]) for e in entries] == [
-            ("管理员", "kick", "bob"),
+            ("值班长", "kick", "bob"),
             ("室主", "dissolve", event["game_id"]),
             ("室主", "kick", "bob"),
             ("室主", "kick", "bob"),

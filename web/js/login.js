@@ -14,7 +14,7 @@ export function loginView(start) {
       store.user = await store.api.enter(kind, form?.elements.name.value, form?.elements.password.value);
       start();
     } catch (error) {
-      if (kind === "register" && error.code === "validation" && !error.field) { notify(t("signInHint")); return; } // the name's rule
+      if (kind === "register" && (error.code === "name_invalid" || (error.code === "validation" && !error.field))) { notify(t("signInHint")); return; } // the name's rule
       const words = kind === "register" && error.code === "conflict" ? { code: "name_taken" } : error;
       notify(errorText(words));
     }

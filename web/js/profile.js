@@ -1,6 +1,6 @@
 // A player's profile (#user/<name>): title and points per variant, recent games with replays.
 
-import { html } from "../vendor/lit-html/lit-html.js";
+import { html, nothing } from "../vendor/lit-html/lit-html.js";
 import { errorText, t, variantName } from "./i18n.js";
 import { changed, notify, store } from "./store.js";
 
@@ -23,6 +23,13 @@ export async function openProfile(name) {
   changed();
 }
 
+// Every token of mine revoked: every page and device signed in as me goes back to sign-in.
+async function logoutEverywhere() {
+  await store.api.logout(true).catch(() => {});
+  location.hash = "";
+  location.reload();
+}
+
 export function profileView() {
   const view = store.profileView;
   const played = (view?.standings ?? []).filter((s) => s.wins + s.losses + s.draws > 0);
@@ -37,7 +44,10 @@ export function profileView() {
         <a href=${`#replay/${g.game}`} class="replay-link" data-game=${g.game}>${variantName(g.variant)}</a>
         ${t(g.outcome === "draw" ? "drawn" : g.outcome ?? "unscored")} <b>${g.points > 0 ? "+" : ""}${g.points ?? 0}</b>
         <small>${g.finished_at ? new Date(g.finished_at).toLocaleString() : ""}${g.rated ? "" : ` · ${t("unratedShort")}`}</small></li>`)}</ul>
-      <button id="back" @click=${() => history.back()}>${t("goBack")}</button>
+      <div class="buttons">
+        <button id="back" @click=${() => history.back()}>${t("goBack")}</button>
+        ${view?.name === store.user?.name ? html`<button id="logout-all" @click=${logoutEverywhere}>${t("logoutAll")}</button>` : nothing}
+      </div>
     </div>
   </section>`;
 }
