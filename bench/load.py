@@ -198,8 +198,11 @@ def server_env(args: argparse.Namespace, database: str) -> dict[str, str]:
         "JUNQI_DATABASE_URL": database,
         "JUNQI_ROOMS": json.dumps([ROOM]),
         "JUNQI_SIGN_INS_PER_MINUTE": "1000000000",
+        "JUNQI_GUESTS_PER_ADDRESS_PER_DAY": "1000000000",  # every client is a guest of loopback
         "JUNQI_TABLES_PER_MINUTE": "1000000000",
         "JUNQI_ACTIONS_PER_10_SECONDS": "1000000000",
+        "JUNQI_SEAT_COMMANDS_PER_10_SECONDS": "1000000000",
+        "JUNQI_SOCKETS_PER_USER": "1000000",  # the idle sockets share the players' tokens
     }
     env.pop("REDIS_URL", None)
     env.pop("JUNQI_REDIS_URL", None)
@@ -262,7 +265,8 @@ class Seat:
     def __init__(self, table: Table | None, index: int, token: str, base: str) -> None:
         self.table = table
         self.index = index
-        self.url = base.replace("http", "ws", 1) + f"/ws?token={token}"
+        self.url = base.replace("http", "ws", 1) + "/ws"
+        self.token = token
         self.ws: Any = None
         self.counter = 0
         self.replies: dict[int, asyncio.Future[dict[str, Any]]] = {}
@@ -278,6 +282,7 @@ class Seat:
             proxy=None,
             open_timeout=REPLY_SECONDS,
         )
+        await self.ws.send(json.dumps({"type": "auth", "token": self.token}))  # signs it in
         welcome = json.loads(await asyncio.wait_for(self.ws.recv(), REPLY_SECONDS))
         assert welcome["type"] == "welcome", welcome
         self.reader = asyncio.create_task(self.read())

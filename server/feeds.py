@@ -4,10 +4,11 @@ not by a task per socket, nor by a task per topic, so a table's update leaves fo
 and spectators in the very turn of the event loop that made it, and a socket costs no task for
 each topic it follows.
 
-A follower's handler usually finishes at once (its send only fills the socket's buffer). One
-that must wait (a client that does not read, so its buffer is full; a snapshot to fetch first)
-goes on in a task of its own, and that follower's next messages of the topic wait for it, in
-order, while every other follower gets them at once: nobody waits for a slow reader.
+A follower's handler usually finishes at once: a connection's send never waits, it leaves the
+message in the socket's bounded outbox (``server.outbox``), so a client that does not read holds
+no more than that, and is closed. One that must wait (a snapshot to fetch first) goes on in a
+task of its own, and that follower's next messages of the topic wait for it, in order, while
+every other follower gets them at once: nobody waits for a slow reader.
 """
 
 from __future__ import annotations

@@ -56,6 +56,11 @@ class Metrics:
             "How late the event loop ran a timer, last look",
             registry=self.registry,
         )
+        self.sockets_behind = Counter(
+            "junqi_sockets_too_far_behind",
+            "Sockets closed because their client did not read its messages (code 4008)",
+            registry=self.registry,
+        )
         self.takeovers = Counter(
             "junqi_table_takeovers",
             "Tables taken over after a restart or from a dead process",
@@ -165,8 +170,10 @@ _TOKEN = re.compile(r"(token=)[^&\s\"']+")
 
 
 class RedactTokens(logging.Filter):
-    """Sockets carry their bearer token in the URL (``/ws?token=...``) and uvicorn logs URLs
-    (the socket's at INFO, each request's in the access log): the token is cut out of them."""
+    """uvicorn logs URLs (a socket's at INFO, each request's in the access log), and a token may
+    still come in one: a browser tab of before the ``auth`` message (sockets sign in by their
+    first message now, and one with ``?token=`` is refused) or a client that puts it there.
+    It is cut out of them."""
 
     def filter(self, record: logging.LogRecord) -> bool:
         if isinstance(record.msg, str):

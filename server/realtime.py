@@ -8,6 +8,11 @@ viewer through the engine, and a fresh snapshot of the table as that viewer may 
 renders both for each viewer (``server.tables``); a connection passes its user's on, handed
 each update by the process's feed of that table (``server.feeds``). Table
 commands go through ``Lobby.run``, so a socket on any process reaches a table of any process.
+
+A socket signs in by its first message (``auth``, with the token: a token in the URL would be
+written to every proxy's access log); a user has at most ``sockets_per_user`` of them in this
+process. What a connection sends goes through its bounded ``Outbox`` (``server.outbox``): a
+client too far behind is closed rather than held in memory.
 """
 
 from __future__ import annotations
@@ -16,6 +21,8 @@ import asyncio
 import contextlib
 import functools
 import time
+from collections import Counter
+from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Annotated, Any, Literal
 from urllib.parse import urlsplit
@@ -25,16 +32,22 @@ from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 from pydantic import BaseModel, Field, TypeAdapter, ValidationError
 
 from server import moderation
-from server.accounts import user_for_token
+from server.accounts import token_hash, user_for_token
 from server.feeds import Feeds, Handler
 from server.limits import RateLimits
 from server.lobby import LOBBY_TOPIC, Lobby
 from server.models import User
+from server.outbox import Outbox
 from server.penalties import escape_standing
 from server.tables import TableError, json_text, viewer_key
 
 router = APIRouter()
-BANNED = 4003  # the close code of a banned user's sockets
+# close codes (docs/protocol.md)
+UNAUTHORIZED = 4401  # no auth message in time, or a bad or expired token
+BANNED = 4003  # a banned user's sockets
+FOREIGN_PAGE = 4403  # opened by a web page of another site
+TOO_MANY_SOCKETS = 4429  # the user has sockets_per_user open in this process already
+TOO_FAR_BEHIND = 4008  # the client did not read its messages: its backlog passed the bounds
 
 
 class _Message(BaseModel):
@@ -171,17 +184,37 @@ ClientMessage = Annotated[
     Field(discriminator="type"),
 ]
 _parse = TypeAdapter(ClientMessage)
-# messages under a rate limit (server.limits), by the limiter they count against
-LIMITED: dict[type[BaseModel], str] = {CreateTable: "tables", PlayNow: "tables", Act: "actions"}
+# messages under a rate limit (server.limits), by the limiter they count against: seat and
+# table commands each change a listing every lobby watcher is sent, or render a snapshot
+LIMITED: dict[type[BaseModel], str] = {
+    CreateTable: "tables",
+    PlayNow: "tables",
+    Act: "actions",
+    **dict.fromkeys([OpenTable, CloseTable, Sit, AddBot, Swap, Stand, Ready, Leave], "seats"),
+    StandIn: "seats",
+}
+RATE_WORDS = {"tables": "tables created", "actions": "game actions", "seats": "seat commands"}
+# Control characters (Unicode category Cc: NUL, line breaks, terminal escapes) and the
+# bidirectional embeddings, overrides and isolates (U+202A-U+202E, U+2066-U+2069), which make a
+# line read otherwise than it was written: cut out of chat lines.
+_UNPRINTABLE = dict.fromkeys(
+    [*range(0x20), *range(0x7F, 0xA0), *range(0x202A, 0x202F), *range(0x2066, 0x206A)]
+)
+
+
+def chat_text(text: str) -> str:
+    """A chat line as it is passed on: control and bidi characters cut out, ends trimmed."""
+    return text.translate(_UNPRINTABLE).strip()
 
 
 class Connection:
     """One client socket: its user, its subscriptions and the tables it watches."""
 
-    def __init__(self, ws: WebSocket, user: User, lobby: Lobby) -> None:
+    def __init__(self, ws: WebSocket, user: User, lobby: Lobby, token_hash: str) -> None:
         self.ws = ws
         self.user = user
         self.lobby = lobby
+        self.token_hash = token_hash  # the socket's token, as stored (a logout closes its sockets)
         self.settings = ws.app.state.settings
         self.feeds: Feeds = ws.app.state.feeds
         self.following: set[str] = set()  # topics
@@ -192,14 +225,52 @@ class Connection:
         self.opening: dict[str, asyncio.Event] = {}  # tables whose snapshot is on its way
         # chat lines per user, shared by all of the user's sockets
         self.limits: RateLimits = ws.app.state.limits
-        self.send_lock = asyncio.Lock()
+        self.outbox = Outbox(
+            ws,
+            self.settings.socket_backlog_messages,
+            self.settings.socket_backlog_bytes,
+            self.fell_behind,
+        )
+        self.receiving: asyncio.Task[Any] | None = None  # while waiting for the client's frame
+        self.done = False  # the socket is closed, or given up: its loop ends
 
     async def send(self, message: dict[str, Any]) -> None:
-        await self.send_text(json_text(message))
+        """Pass ``message`` on (it never waits: the outbox queues it if it must)."""
+        self.outbox.put(json_text(message))
 
     async def send_text(self, text: str) -> None:
-        async with self.send_lock:
-            await self.ws.send_text(text)
+        self.outbox.put(text)
+
+    async def receive(self) -> Any:
+        """The client's next frame (an ASGI message); None once the socket is ``done``."""
+        if self.done:
+            return None
+        task = self.receiving = asyncio.current_task()
+        try:
+            return await self.ws.receive()
+        except asyncio.CancelledError:
+            # ours (``stop``), unless the task was cancelled for another reason too
+            if self.done and task is not None and task.uncancel() == 0:
+                return None
+            raise
+        finally:
+            self.receiving = None
+
+    def stop(self) -> None:
+        """End the socket's loop, even while it waits for a frame: a client that reads nothing
+        may send nothing either, nor take the close frame that would end the wait."""
+        self.done = True
+        if self.receiving is not None:
+            self.receiving.cancel()
+
+    def fell_behind(self) -> None:
+        """The client reads too slowly (``Outbox``): its socket's loop ends, and closes it."""
+        self.stop()
+
+    async def close(self, code: int, reason: str) -> None:
+        """Close the socket after the messages already sent to it, and end its loop."""
+        await self.outbox.close(code, reason)
+        self.stop()
 
     async def follow(self, topic: str, handle: Handler) -> None:
         """Pass broker messages of ``topic`` through ``handle`` until unfollowed."""
@@ -256,7 +327,7 @@ class Connection:
         user = self.user
         limit = LIMITED.get(type(m))
         if limit is not None and not await getattr(self.limits, limit).admit(user.id):
-            raise TableError("rate_limited", f"too many {limit} requests; wait a little")
+            raise TableError("rate_limited", f"too many {RATE_WORDS[limit]}; wait a little")
         if isinstance(m, Ping):
             await self.send({"type": "pong", "ref": m.id, "at": time.time()})
         elif isinstance(m, WatchLobby):
@@ -280,10 +351,7 @@ class Connection:
                 (r.id for r in self.lobby.rooms.values() if r.variant == "siguo"),
                 next(iter(self.lobby.rooms)),
             )
-            table = await self.lobby.create_table(room, creator=(user.id, user.name))
-            await self.lobby.run(table.id, "sit", user_id=user.id, name=user.name, seat=0)
-            for seat in range(1, len(table.seats)):
-                await self.lobby.run(table.id, "add_bot", user_id=user.id, seat=seat)
+            table = await self.lobby.play_now(room, user.id, user.name)
             return {"table": table.id, "version": await self.open_table(table.id, None)}
         elif isinstance(m, AddBot):
             if m.type == "add_bot":
@@ -352,17 +420,27 @@ class Connection:
                 del self.opening[table_id]
         return int(message["snapshot"]["version"])
 
-    async def close_table(self, table_id: str) -> None:
+    def stop_watching(self, table_id: str) -> bool:
+        """Follow the table no more; False if it was not watched."""
         if table_id not in self.watching:
-            return
+            return False
         self.watching.discard(table_id)
         self.updates.pop(table_id, None)
         self.unfollow(f"table:{table_id}")
         self.unfollow(f"chat:{table_id}")
+        return True
+
+    async def close_table(self, table_id: str) -> None:
+        if not self.stop_watching(table_id):
+            return
         with contextlib.suppress(TableError):  # a table gone, or moving, counts us no more
             await self.lobby.run(table_id, "close_for", user_id=self.user.id)
 
     async def table_update(self, table_id: str, update: dict[str, Any]) -> None:
+        if update.get("closed"):  # nobody sat at it for a while (``Lobby._reap_idle_tables``)
+            if self.stop_watching(table_id):
+                await self.send({"type": "closed", "table": table_id})
+            return
         if update.get("moved"):
             if table_id in self.watching:
                 with contextlib.suppress(TableError):
@@ -400,29 +478,34 @@ class Connection:
         limit = self.settings.chat_max_chars
         if len(m.text) > limit:
             raise TableError("too_long", f"chat lines are at most {limit} characters")
+        text = chat_text(m.text)
+        if not text:
+            raise TableError("empty_chat", "a chat line needs some text to show")
+        if m.channel != "lobby":
+            if m.table is None:
+                raise TableError("bad_message", "table chat names its table")
+            if m.table not in self.lobby.entries:
+                raise TableError("no_table", f"no table {m.table!r}")
+            seated = self.lobby.seat_of(m.table, self.user.id) is not None
+            if (m.channel == "table") != seated:
+                raise TableError("wrong_channel", "players chat at the table, spectators apart")
+            if m.channel == "spectators" and m.table not in self.watching:
+                raise TableError("not_watching", "open the table to chat with its spectators")
         if not await self.limits.chat.admit(self.user.id):
             raise TableError("rate_limited", "too many chat lines; wait a little")
-        now = time.time()
         line = {
             "type": "chat",
             "channel": m.channel,
             "table": m.table,
             "from": self.user.name,
-            "text": m.text,
-            "at": now,
+            "text": text,
+            "at": time.time(),
         }
         if m.channel == "lobby":
             await self.follow("chat:lobby", self.chat_message)
             self.lobby.broker.publish("chat:lobby", line)
-            return
-        if m.table is None:
-            raise TableError("bad_message", "table chat names its table")
-        if m.table not in self.lobby.entries:
-            raise TableError("no_table", f"no table {m.table!r}")
-        seated = self.lobby.seat_of(m.table, self.user.id) is not None
-        if (m.channel == "table") != seated:
-            raise TableError("wrong_channel", "players chat at the table, spectators apart")
-        self.lobby.broker.publish(f"chat:{m.table}", line)
+        else:
+            self.lobby.broker.publish(f"chat:{m.table}", line)
 
     async def chat_message(self, line: dict[str, Any]) -> None:
         if line["channel"] != "lobby":
@@ -433,10 +516,16 @@ class Connection:
 
     async def notice(self, message: dict[str, Any]) -> None:
         """A moderator's word for this user (``server.moderation``): passed on; a ban also
-        closes the socket."""
+        closes the socket. A logout (``server.accounts``) closes the sockets of its token, or
+        all of the user's (no ``token_hash``); the token's hash is not passed on."""
+        if message["type"] == "logged_out":
+            if message.get("token_hash") in (None, self.token_hash):
+                await self.send({"type": "logged_out"})
+                await self.close(UNAUTHORIZED, "logged out")
+            return
         await self.send(message)
         if message["type"] == "banned":
-            await self.ws.close(code=BANNED, reason="banned")
+            await self.close(BANNED, "banned")
 
     async def closed(self) -> None:
         for table_id in list(self.watching):
@@ -470,8 +559,8 @@ class SilenceLimit:
     timer per socket, moved on once per period, not a timeout around every receive: that cost
     a task per message, and a waiting task per idle socket."""
 
-    def __init__(self, ws: WebSocket, seconds: float) -> None:
-        self.ws = ws
+    def __init__(self, connection: Connection, seconds: float) -> None:
+        self.connection = connection
         self.seconds = seconds
         self.loop = asyncio.get_running_loop()
         self.last = self.loop.time()
@@ -489,47 +578,97 @@ class SilenceLimit:
             self.closing = asyncio.create_task(self._close())
 
     async def _close(self) -> None:
-        with contextlib.suppress(Exception):
-            await self.ws.close(reason="silent too long")
+        await self.connection.close(1000, "silent too long")
 
     def stop(self) -> None:
         self.timer.cancel()
 
 
-async def _user_of(ws: WebSocket) -> User | None:
-    """The user of the socket's token (in a function of its own: a session named in the socket's
-    own frame would stay with it, identity map and all, as long as the socket lives)."""
+async def _user_of(ws: WebSocket, token: str) -> User | None:
+    """The user of ``token`` (in a function of its own: a session named in the socket's own
+    frame would stay with it, identity map and all, as long as the socket lives)."""
     async with ws.app.state.db.sessions() as session:
-        return await user_for_token(session, ws.query_params.get("token"))
+        return await user_for_token(session, token)
+
+
+def _auth_token(frame: Mapping[str, Any], max_bytes: int) -> str | None:
+    """The token of a socket's first frame, if that is ``{"type": "auth", "token": ...}``."""
+    raw = frame.get("text")
+    if raw is None or len(raw) > max_bytes:
+        return None
+    try:
+        data = orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        return None
+    if not isinstance(data, dict) or data.get("type") != "auth":
+        return None
+    token = data.get("token")
+    return token if isinstance(token, str) and token else None
+
+
+async def sign_in(ws: WebSocket) -> tuple[User, str] | None:
+    """The user and token of an accepted socket, from its first message (``auth``); None if
+    the socket was closed instead: no token in time, a bad or expired one (4401), a ban
+    (4003)."""
+    settings = ws.app.state.settings
+    if "token" in ws.query_params:  # the URL is logged by every proxy on the way
+        await ws.close(code=UNAUTHORIZED, reason="send the token in an auth message, not the URL")
+        return None
+    try:
+        frame = await asyncio.wait_for(ws.receive(), settings.socket_auth_seconds)
+    except TimeoutError:
+        await ws.close(code=UNAUTHORIZED, reason="no auth message in time")
+        return None
+    if frame["type"] == "websocket.disconnect":
+        return None
+    token = _auth_token(frame, settings.max_message_bytes)
+    if token is None:
+        await ws.close(code=UNAUTHORIZED, reason="the first message must be auth, with a token")
+        return None
+    user = await _user_of(ws, token)
+    if user is None:
+        await ws.close(code=UNAUTHORIZED, reason="a valid token is needed")
+        return None
+    if user.banned(datetime.now(UTC)):
+        await ws.close(code=BANNED, reason="banned")
+        return None
+    return user, token
 
 
 @router.websocket("/ws")
 async def socket(ws: WebSocket) -> None:
     app = ws.app
-    user = await _user_of(ws)
-    if user is None:
-        await ws.close(code=4401, reason="a valid token is needed")
-        return
-    if user.banned(datetime.now(UTC)):
-        await ws.close(code=BANNED, reason="banned")
-        return
-    if not origin_allowed(ws, app.state.settings.allowed_origins):
-        await ws.close(code=4403, reason="this page may not open sockets here")
+    settings = app.state.settings
+    if not origin_allowed(ws, settings.allowed_origins):
+        await ws.close(code=FOREIGN_PAGE, reason="this page may not open sockets here")
         return
     await ws.accept()
-    app.state.metrics.connections.inc()
-    connection = Connection(ws, user, app.state.lobby)
-    await connection.send(
-        {"type": "welcome", "user": {"id": user.id, "name": user.name, "role": user.role}}
-    )
-    await connection.follow(moderation.user_topic(user.id), connection.notice)
-    silence = SilenceLimit(ws, app.state.settings.heartbeat_seconds * 3)
     try:
+        signed_in = await sign_in(ws)
+    except (WebSocketDisconnect, RuntimeError):
+        return  # gone meanwhile
+    if signed_in is None:
+        return
+    user, token = signed_in
+    sockets: Counter[int] = app.state.sockets_per_user  # counted in this process
+    if sockets[user.id] >= settings.sockets_per_user:
+        with contextlib.suppress(Exception):
+            await ws.close(code=TOO_MANY_SOCKETS, reason="too many sockets")
+        return
+    sockets[user.id] += 1
+    app.state.metrics.connections.inc()
+    connection = Connection(ws, user, app.state.lobby, token_hash(token))
+    silence = SilenceLimit(connection, settings.heartbeat_seconds * 3)
+    try:
+        await connection.send(
+            {"type": "welcome", "user": {"id": user.id, "name": user.name, "role": user.role}}
+        )
+        await connection.follow(moderation.user_topic(user.id), connection.notice)
         while True:
-            frame = await ws.receive()
-            silence.heard()
-            if frame["type"] == "websocket.disconnect":
+            frame = await connection.receive()
+            if frame is None or frame["type"] == "websocket.disconnect":
                 break
+            silence.heard()
             raw = frame.get("text")
             if raw is None:  # a binary frame
                 await connection.error(None, "bad_json", "messages are JSON text frames")
@@ -539,7 +678,13 @@ async def socket(ws: WebSocket) -> None:
         pass  # gone, or closed while we were answering
     finally:
         silence.stop()
+        sockets[user.id] -= 1
+        if not sockets[user.id]:
+            del sockets[user.id]
         app.state.metrics.connections.dec()
         await connection.closed()
-        with contextlib.suppress(Exception):
-            await ws.close()
+        if connection.outbox.overflowed:
+            app.state.metrics.sockets_behind.inc()
+            await connection.outbox.close(TOO_FAR_BEHIND, "too far behind")
+        else:
+            await connection.outbox.close()

@@ -15,6 +15,8 @@ from typing import Any
 
 import httpx
 
+REPO = Path(__file__).resolve().parent.parent
+
 
 def free_port() -> int:
     with socket.socket() as s:
@@ -33,6 +35,8 @@ def start_server(
         "JUNQI_DATABASE_URL": f"sqlite+aiosqlite:///{tmp_path / 'live.db'}",
         "JUNQI_ROOMS": json.dumps(rooms),
         "JUNQI_ACTIONS_PER_10_SECONDS": "100000",  # scripted clients play far faster than people
+        "JUNQI_GUESTS_PER_ADDRESS_PER_DAY": "100000",  # and all come from one address
+        "JUNQI_SEAT_COMMANDS_PER_10_SECONDS": "100000",
         **(settings or {}),
     }
     process = subprocess.Popen(
@@ -74,3 +78,34 @@ def live_server(
     finally:
         process.terminate()
         process.wait(10)
+
+
+@contextmanager
+def junqi_serve(tmp_path: Path, settings: dict[str, str] | None = None) -> Iterator[str]:
+    """``junqi serve`` (server.cli, as the Dockerfile runs it: JSON logs at INFO) on a loopback
+    port, on the SQLite file ``serve.db`` in ``tmp_path`` with other ``settings``; its output
+    goes to ``serve.log`` there. Yields its base URL."""
+    port = free_port()
+    env = {
+        **os.environ,
+        "JUNQI_DATABASE_URL": f"sqlite+aiosqlite:///{tmp_path / 'serve.db'}",
+        "JUNQI_BOT_WORKERS": "1",
+        **(settings or {}),
+    }
+    command = [sys.executable, "-m", "server.cli", "serve", "--port", str(port)]
+    base = f"http://127.0.0.1:{port}"
+    with (tmp_path / "serve.log").open("wb") as log:
+        process = subprocess.Popen(command, env=env, cwd=REPO, stdout=log, stderr=log)
+        try:
+            for _ in range(300):
+                try:
+                    if httpx.get(f"{base}/health").status_code == 200:
+                        break
+                except httpx.TransportError:
+                    time.sleep(0.1)
+            else:
+                raise AssertionError(f"junqi serve did not start: see {log.name}")
+            yield base
+        finally:
+            process.terminate()
+            process.wait(15)

@@ -1,15 +1,58 @@
-"""A test-side socket client and the hidden-rank audit of everything it received."""
+"""A test-side socket client, the ways a test opens a socket and signs it in (its first message,
+``auth``), and the hidden-rank audit of everything a client received."""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
+
+from fastapi.testclient import TestClient
+from starlette.testclient import WebSocketTestSession
+from websockets.asyncio.client import ClientConnection as AsyncConnection
+from websockets.asyncio.client import connect as async_connect
+from websockets.sync.client import ClientConnection
+from websockets.sync.client import connect as ws_connect
 
 import engine
 from server.updates import apply_patch
 
 RANKS = {r.value for r in engine.Rank}
+
+
+def auth(token: str) -> str:
+    """A socket's first message: the token it signs in with (docs/protocol.md)."""
+    return json.dumps({"type": "auth", "token": token})
+
+
+@contextmanager
+def signed_in(client: TestClient, token: str, **options: Any) -> Iterator[WebSocketTestSession]:
+    """A socket of the test client's app, signed in with ``token`` (``options``: headers, ...);
+    the server's answer (``welcome``, or the close) is left to read."""
+    with client.websocket_connect("/ws", **options) as ws:
+        ws.send_text(auth(token))
+        yield ws
+
+
+def socket_url(base: str) -> str:
+    """The socket address of a real server at ``base`` (``http://host:port``)."""
+    return base.replace("http", "ws", 1) + "/ws"
+
+
+@contextmanager
+def live_socket(base: str, token: str, **options: Any) -> Iterator[ClientConnection]:
+    """A socket of the real server at ``base``, signed in (a websockets sync client)."""
+    with ws_connect(socket_url(base), **options) as ws:
+        ws.send(auth(token))
+        yield ws
+
+
+async def open_live_socket(base: str, token: str, **options: Any) -> AsyncConnection:
+    """A socket of the real server at ``base``, signed in (a websockets asyncio client)."""
+    ws = await async_connect(socket_url(base), **options)
+    await ws.send(auth(token))
+    return ws
 
 
 class Player:

@@ -52,6 +52,7 @@ from server.config import default_rooms
 from server.updates import apply_patch
 from tests.engine.leaks import Knowledge
 from tests.server.conftest import make_settings, register
+from tests.server.sockets import signed_in
 
 RANK_KEYS = frozenset(r.value for r in engine.Rank)
 RANK_WORDS = RANK_KEYS | frozenset(engine.CHINESE_NAME.values())
@@ -412,7 +413,7 @@ class Session:
 
     def connect(self, c: Client) -> None:
         c.stack = ExitStack()
-        c.ws = c.stack.enter_context(self.http.websocket_connect(f"/ws?token={c.token}"))
+        c.ws = c.stack.enter_context(signed_in(self.http, c.token))
         c.snapshot, c.acted, c.readied = None, -1, -1
         reader = threading.Thread(target=self.read, args=(c, c.ws), daemon=True)
         reader.start()

@@ -20,7 +20,7 @@ import websockets
 import engine
 from server.updates import apply_patch
 from tests.live import live_server
-from tests.server.sockets import audit
+from tests.server.sockets import audit, open_live_socket
 
 ROOM = {
     "id": "siguo-live",
@@ -55,8 +55,9 @@ class Client:
             )
             self.token = reply.json()["token"]
 
-    def url(self) -> str:
-        return self.base.replace("http", "ws") + f"/ws?token={self.token}"
+    async def connect(self) -> Any:
+        """A socket of this client's, signed in."""
+        return await open_live_socket(self.base, self.token)
 
     def take(self, message: dict[str, Any]) -> None:
         self.received.append(message)
@@ -81,7 +82,7 @@ async def send(ws: Any, message: dict[str, Any]) -> None:
 
 async def play(client: Client, table: str, rng: random.Random, script: dict[str, Any]) -> None:
     """Play until the game is over: deploy, then random legal moves when it is our turn."""
-    ws = await websockets.connect(client.url())
+    ws = await client.connect()
     await send(ws, {"type": "open", "table": table, "since": client.last_seq})
     turns = 0
     acted_at = -1
@@ -120,7 +121,7 @@ async def play(client: Client, table: str, rng: random.Random, script: dict[str,
                 if turns == script.get("drop_at"):
                     script["dropped"] = True
                     await ws.close()
-                    ws = await websockets.connect(client.url())
+                    ws = await client.connect()
                     await send(ws, {"type": "open", "table": table, "since": client.last_seq})
                     script["resynced_from"] = client.last_seq
                     continue
@@ -138,7 +139,7 @@ async def play(client: Client, table: str, rng: random.Random, script: dict[str,
 async def whole_game(base: str) -> tuple[list[Client], list[dict[str, Any]]]:
     clients = [Client(base, f"live{seat}", seat) for seat in range(4)]
     await asyncio.gather(*(c.login() for c in clients))
-    host = await websockets.connect(clients[0].url())
+    host = await clients[0].connect()
     await send(host, {"type": "create_table", "room": "siguo-live", "id": 1})
     table = None
     while table is None:
@@ -147,7 +148,7 @@ async def whole_game(base: str) -> tuple[list[Client], list[dict[str, Any]]]:
             table = message["table"]
     await host.close()
     for c in clients:
-        ws = await websockets.connect(c.url())
+        ws = await c.connect()
         await send(ws, {"type": "sit", "table": table, "seat": c.seat, "id": 2})
         await send(ws, {"type": "ready", "table": table, "id": 3})
         while True:
@@ -197,8 +198,8 @@ def test_a_silent_socket_is_closed_and_one_that_pings_stays(tmp_path: Path) -> N
         client = Client(base, "quiet", 0)
         await client.login()
         async with (
-            websockets.connect(client.url()) as silent,
-            websockets.connect(client.url()) as pinging,
+            await client.connect() as silent,
+            await client.connect() as pinging,
         ):
             assert json.loads(await silent.recv())["type"] == "welcome"
             assert json.loads(await pinging.recv())["type"] == "welcome"

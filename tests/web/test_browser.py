@@ -24,11 +24,11 @@ import httpx
 import pytest
 from playwright.sync_api import Browser, Page, ViewportSize
 from websockets.exceptions import ConnectionClosed
-from websockets.sync.client import connect
 
 import engine
 from tests.engine.test_luanzhan import marshal_killed
 from tests.live import live_server
+from tests.server.sockets import live_socket
 from tests.web.conftest import ROOMS, SETTINGS
 from tests.web.ui import (
     DESKTOP,
@@ -286,8 +286,8 @@ def test_a_phone_player_zooms_in_taps_and_drags(server: str, browser: Browser) -
 def opponent(base: str, table: str, seat: int, stop: threading.Event) -> None:
     """A seat over a socket (not the player under test): sits, readies, deploys, moves."""
     token = httpx.post(f"{base}/api/auth/guest").json()["token"]
-    url = base.replace("http", "ws") + f"/ws?token={token}"
-    with connect(url) as ws, contextlib.suppress(ConnectionClosed):  # closed: the test is over
+    # closed: the test is over
+    with live_socket(base, token) as ws, contextlib.suppress(ConnectionClosed):
         ws.send(json.dumps({"type": "sit", "table": table, "seat": seat}))
         ws.send(json.dumps({"type": "ready", "table": table}))
         acted = -1
@@ -458,9 +458,8 @@ def lobby_standings(server: str, browser: Browser) -> None:
         ]
         for n in names
     ]
-    url = server.replace("http", "ws") + "/ws?token="
     with ExitStack() as stack:
-        sockets = [stack.enter_context(connect(url + token)) for token in tokens]
+        sockets = [stack.enter_context(live_socket(server, token)) for token in tokens]
 
         def request(ws: Any, message: dict[str, Any]) -> dict[str, Any]:
             ws.send(json.dumps({"id": 1, **message}))

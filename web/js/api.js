@@ -1,7 +1,10 @@
 // REST calls and the WebSocket connection (docs/protocol.md). Every failure becomes a
 // ServerError with a stable code, which the interface puts in the player's words (i18n.js).
-// The socket reconnects with backoff, resyncs every open table from the last event number it
-// saw, and keeps the offset between this machine's clock and the server's (from its pongs).
+// The socket signs in by its first message (the token never goes in its URL, which proxies
+// log), reconnects with backoff after any close but a refusal (4401, 4003) - one for being too
+// far behind (4008) or for too many sockets (4429) too -, resyncs every open table from the
+// last event number it saw, and keeps the offset between this machine's clock and the server's
+// (from its pongs).
 
 export class ServerError extends Error {
   constructor(code, message, field, kind) {
@@ -14,13 +17,15 @@ export class ServerError extends Error {
 
 const STATUS_CODES = { 401: "unauthorized", 403: "forbidden", 404: "not_found", 409: "conflict", 429: "rate_limited" };
 
-function restError(status, data) {
+// A refusal of the accounts' rules names its code in a header (X-Error-Code: name_reserved,
+// login_wait, ...); else the status says what it is.
+function restError(status, data, named) {
   const detail = data && typeof data === "object" ? data.detail : data;
   if (status === 422 && Array.isArray(detail)) {
     const loc = detail[0]?.loc ?? [];
     return new ServerError("validation", detail[0]?.msg, loc[loc.length - 1], detail[0]?.type);
   }
-  const code = STATUS_CODES[status] ?? (status === 422 ? "validation" : "server");
+  const code = named || STATUS_CODES[status] || (status === 422 ? "validation" : "server");
   return new ServerError(code, typeof detail === "string" ? detail : undefined);
 }
 
@@ -44,14 +49,17 @@ export class Api {
     const text = await response.text();
     let data = text;
     try { data = JSON.parse(text); } catch { /* plain text answers: layout files */ }
-    if (!response.ok) throw restError(response.status, data);
+    if (!response.ok) throw restError(response.status, data, response.headers.get("X-Error-Code"));
     return data;
   }
 
   // A file the server makes (a layout file to download).
   async blob(method, path, body) {
     const response = await this.fetch(method, path, body);
-    if (!response.ok) throw restError(response.status, await response.json().catch(() => null));
+    if (!response.ok) {
+      const data = await response.json().catch(() => null);
+      throw restError(response.status, data, response.headers.get("X-Error-Code"));
+    }
     return response.blob();
   }
 
@@ -68,10 +76,20 @@ export class Api {
     this.token = null;
     localStorage.removeItem("junqi.token");
   }
+
+  // Log out: this token (or, everywhere, every token of the user) is revoked on the server,
+  // which closes the sockets signed in with it; forgotten here even if the server is away.
+  async logout(everywhere = false) {
+    try {
+      await this.call("POST", everywhere ? "/api/auth/logout-all" : "/api/auth/logout");
+    } finally {
+      this.forget();
+    }
+  }
 }
 
 export class Socket {
-  // handlers: { message(m), status("online" | "offline"), refused(code) }
+  // handlers: { message(m), status("online" | "offline", close code), refused(code) }
   constructor(token, handlers) {
     this.token = token;
     this.handlers = handlers;
@@ -87,21 +105,16 @@ export class Socket {
 
   connect() {
     const scheme = location.protocol === "https:" ? "wss" : "ws";
-    this.ws = new WebSocket(`${scheme}://${location.host}/ws?token=${this.token}`);
-    this.ready = new Promise((resolve) => {
-      this.ws.onopen = () => {
-        this.delay = 500;
-        this.handlers.status("online");
-        this.ping();
-        resolve();
-      };
-    });
-    this.ws.onmessage = (e) => this.receive(JSON.parse(e.data));
-    this.ws.onclose = (e) => {
+    const ws = this.ws = new WebSocket(`${scheme}://${location.host}/ws`);
+    // nothing is sent before the server's welcome, the answer to the auth message
+    this.ready = new Promise((resolve) => { this.signedIn = resolve; });
+    ws.onopen = () => ws.send(JSON.stringify({ type: "auth", token: this.token }));
+    ws.onmessage = (e) => this.receive(JSON.parse(e.data));
+    ws.onclose = (e) => {
       for (const pending of this.waiting.values()) pending.reject(new ServerError("network"));
       this.waiting.clear();
       if (e.code === 4401 || e.code === 4003) return this.handlers.refused(e.code);
-      this.handlers.status("offline");
+      this.handlers.status("offline", e.code);
       setTimeout(() => this.reconnect(), this.delay);
       this.delay = Math.min(this.delay * 2, 8000);
     };
@@ -129,6 +142,12 @@ export class Socket {
   }
 
   receive(message) {
+    if (message.type === "welcome") {
+      this.delay = 500;
+      this.handlers.status("online");
+      this.signedIn();
+      this.ping();
+    }
     if (message.type === "table" || message.type === "update") {
       if (message.patch) {
         const before = this.snapshots.get(message.table);
@@ -150,6 +169,9 @@ export class Socket {
 
   async send(message) {
     await this.ready;
+    // closing or closed, and not replaced yet: refused like the messages under way, and the
+    // next socket resyncs the tables
+    if (this.ws.readyState !== WebSocket.OPEN) throw new ServerError("network");
     const id = ++this.counter;
     const answer = new Promise((resolve, reject) => this.waiting.set(id, { resolve, reject }));
     this.ws.send(JSON.stringify({ id, ...message }));

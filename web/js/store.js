@@ -13,6 +13,7 @@ export const store = {
   notice: null, // { text, kind: "error" | "info", view }
   modal: null, // { text, confirm, onConfirm }
   connection: "connecting", // connecting | online | offline
+  crowded: false, // the last close: this user has too many sockets open (4429)
   api: null,
   socket: null,
 };
