@@ -46,6 +46,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         ws_max_size=settings.max_message_bytes * 4,
         # compression costs each socket ~37 KiB and each message ~0.1 ms of the one core
         ws_per_message_deflate=settings.ws_compression,
+        # X-Forwarded-For only from the configured proxies: uvicorn would otherwise believe it
+        # from 127.0.0.1, i.e. from every client of a server reached over loopback
+        proxy_headers=bool(settings.trusted_proxies),
+        forwarded_allow_ips=settings.trusted_proxies,
     )
     HandingOverServer(config).run()
     return 0

@@ -13,7 +13,7 @@ from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 
 import engine
-from server.accounts import NO_NUL, NOT_FOUND, REFUSALS, CurrentUser, Session
+from server.accounts import NO_NUL, NOT_FOUND, REFUSALS, CurrentUser, Session, refusal
 from server.models import Game, GameSeat, SavedLayout
 
 router = APIRouter(prefix="/api/layouts", tags=["layouts"], responses=REFUSALS | NOT_FOUND)
@@ -66,10 +66,19 @@ class ProblemOut(BaseModel):
 
 
 def _hand(body: DeployIn) -> list[tuple[engine.Rank, int | None]] | None:
+    """The dealt hand of a request about a layout, once the request is known to name a variant
+    and one of its seats, and to hold no more pieces than the board has stations (checked
+    before any other work: a layout of two million keys never reaches the engine)."""
     if body.variant not in engine.VARIANTS:
         raise HTTPException(422, f"unknown variant {body.variant!r}")
-    if body.seat not in engine.get_variant(body.variant).seats:
+    variant = engine.get_variant(body.variant)
+    if body.seat not in variant.seats:
         raise HTTPException(422, f"no seat {body.seat}")
+    stations = len(variant.board.stations)
+    for what, pieces in (("layout", len(body.layout)), ("hand", len(body.hand or ()))):
+        if pieces > stations:
+            board = f"the {body.variant} board has {stations} stations"
+            raise refusal(422, "layout_too_large", f"a {what} of {pieces} pieces: {board}")
     if body.hand is None:
         return None
     try:

@@ -10,9 +10,6 @@ import json
 import logging
 import os
 import secrets
-import subprocess
-import sys
-import time
 from collections.abc import Iterator
 from contextlib import ExitStack
 from datetime import UTC, datetime, timedelta
@@ -28,6 +25,7 @@ from redis.exceptions import RedisError
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from starlette.websockets import WebSocketDisconnect
+from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import connect as ws_connect
 
 import engine
@@ -36,9 +34,9 @@ from server.app import create_app
 from server.db import Base
 from server.limits import RateLimit, SharedRateLimit
 from server.models import Token, User
-from tests.live import free_port
+from tests.live import free_port, junqi_serve
 from tests.server.conftest import make_settings, register
-from tests.server.sockets import Player
+from tests.server.sockets import Player, auth, live_socket, signed_in, socket_url
 from tests.server.test_realtime import connect, start_game
 
 
@@ -131,35 +129,28 @@ def test_tables_and_game_actions_are_limited_per_user(strict: TestClient) -> Non
 
 def test_only_allowed_pages_may_open_sockets(strict: TestClient) -> None:
     token = register(strict, "bob")
-    with (
+    with (  # refused before the socket is even accepted
         pytest.raises(WebSocketDisconnect) as refused,
-        strict.websocket_connect(
-            f"/ws?token={token}", headers={"origin": "https://evil.example"}
-        ) as ws,
+        signed_in(strict, token, headers={"origin": "https://evil.example"}),
     ):
-        ws.receive_json()
+        pass
     assert refused.value.code == 4403
-    with strict.websocket_connect(
-        f"/ws?token={token}", headers={"origin": "https://junqi.example"}
-    ) as ws:
+    with signed_in(strict, token, headers={"origin": "https://junqi.example"}) as ws:
         assert ws.receive_json()["type"] == "welcome"
-    with strict.websocket_connect(f"/ws?token={token}") as ws:  # not a browser: no origin
+    with signed_in(strict, token) as ws:  # not a browser: no origin
         assert ws.receive_json()["type"] == "welcome"
 
 
 def test_by_default_a_page_of_this_server_may_open_sockets(sqlite_client: TestClient) -> None:
     token = register(sqlite_client, "carol")
-    with sqlite_client.websocket_connect(
-        f"/ws?token={token}", headers={"origin": "http://testserver"}
-    ) as ws:
+    with signed_in(sqlite_client, token, headers={"origin": "http://testserver"}) as ws:
         assert ws.receive_json()["type"] == "welcome"
     with (
-        pytest.raises(WebSocketDisconnect),
-        sqlite_client.websocket_connect(
-            f"/ws?token={token}", headers={"origin": "http://elsewhere:8000"}
-        ) as ws,
+        pytest.raises(WebSocketDisconnect) as refused,
+        signed_in(sqlite_client, token, headers={"origin": "http://elsewhere:8000"}),
     ):
-        ws.receive_json()
+        pass
+    assert refused.value.code == 4403
 
 
 # --- authentication on every route ---------------------------------------------------------------
@@ -245,7 +236,10 @@ def test_every_route_but_the_public_ones_refuses_without_a_valid_token(
             refused = client.request(method, url, headers=headers, json=body)
             assert refused.status_code == 401, (method, path, headers, refused.text)
             assert refused.headers["www-authenticate"] == "Bearer"
-        answer = client.request(method, url, headers=bearer(player), json=body)
+        token = player
+        if path.startswith("/api/auth/logout"):  # it revokes tokens: a user of its own
+            token = register(client, f"leaver{path.count('-')}")
+        answer = client.request(method, url, headers=bearer(token), json=body)
         if path.startswith("/admin/"):  # a player's token: not an admin
             assert answer.status_code == 403, (method, path, answer.text)
         else:
@@ -256,14 +250,20 @@ def test_every_route_but_the_public_ones_refuses_without_a_valid_token(
         assert answer.status_code not in (401, 403), path
     assert sockets == ["/ws"]
     for path in sockets:
-        for query in ("", "?token=", "?token=nope", f"?token={expired}"):
+        for first in ("", '{"type": "auth"}', auth("nope"), auth(expired), auth(player)[:-2]):
             with (
                 pytest.raises(WebSocketDisconnect) as closed,
-                client.websocket_connect(path + query) as ws,
+                client.websocket_connect(path) as ws,
             ):
+                ws.send_text(first)
                 ws.receive_json()
-            assert closed.value.code == 4401, query
-        with client.websocket_connect(f"{path}?token={player}") as ws:
+            assert closed.value.code == 4401, first
+        with client.websocket_connect(f"{path}?token={player}") as ws:  # not in the URL
+            with pytest.raises(WebSocketDisconnect) as closed:
+                ws.receive_json()
+            assert closed.value.code == 4401 and "URL" in closed.value.reason
+        with client.websocket_connect(path) as ws:
+            ws.send_text(auth(player))
             assert ws.receive_json()["type"] == "welcome"
 
 
@@ -289,7 +289,7 @@ def test_tokens_expire_after_the_configured_hours(tmp_path: Path) -> None:
         assert client.get("/api/me", headers=mine).status_code == 401
         with (
             pytest.raises(WebSocketDisconnect) as closed,
-            client.websocket_connect(f"/ws?token={token}") as ws,
+            signed_in(client, token) as ws,
         ):
             ws.receive_json()
         assert closed.value.code == 4401
@@ -350,9 +350,9 @@ def test_pages_of_other_origins_may_not_open_sockets(sqlite_client: TestClient) 
     for origin in ("null", "http://testserver:8080", "http://testserver.evil.example", "file://"):
         with (
             pytest.raises(WebSocketDisconnect) as refused,
-            sqlite_client.websocket_connect(f"/ws?token={token}", headers={"origin": origin}) as ws,
+            signed_in(sqlite_client, token, headers={"origin": origin}),
         ):
-            ws.receive_json()
+            pass
         assert refused.value.code == 4403, origin
 
 
@@ -360,9 +360,7 @@ def test_the_server_s_own_pages_stay_allowed_beside_the_allowed_origins(
     strict: TestClient,
 ) -> None:
     token = register(strict, "judy")
-    with strict.websocket_connect(
-        f"/ws?token={token}", headers={"origin": "http://testserver"}
-    ) as ws:
+    with signed_in(strict, token, headers={"origin": "http://testserver"}) as ws:
         assert ws.receive_json()["type"] == "welcome"
 
 
@@ -405,7 +403,7 @@ def test_no_password_token_seed_or_hidden_rank_in_logs_or_errors(
     secret_texts += logins
     with ExitStack() as stack:
         alice, bob = (
-            Player(stack.enter_context(client.websocket_connect(f"/ws?token={t}")), n)
+            Player(stack.enter_context(signed_in(client, t)), n)
             for n, t in zip(passwords, logins, strict=True)
         )
         for p in (alice, bob):
@@ -451,41 +449,21 @@ def test_no_password_token_seed_or_hidden_rank_in_logs_or_errors(
 def test_the_server_s_own_logs_hold_no_token(tmp_path: Path) -> None:
     """``junqi serve`` as deployed (JSON logs at INFO): a sign-in and a socket leave neither
     the password nor the token in its output."""
-    port = free_port()
-    output = tmp_path / "server.log"
-    env = {
-        **os.environ,
-        "JUNQI_DATABASE_URL": f"sqlite+aiosqlite:///{tmp_path / 'serve.db'}",
-        "JUNQI_PORT": str(port),
-    }
-    base = f"http://127.0.0.1:{port}"
-    with output.open("wb") as sink:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "server.cli", "serve"], env=env, stdout=sink, stderr=sink
-        )
-        try:
-            for _ in range(100):
-                try:
-                    if httpx.get(f"{base}/health").status_code == 200:
-                        break
-                except httpx.TransportError:
-                    time.sleep(0.1)
-            else:
-                raise AssertionError("the server did not start")
-            password = f"Pw-{secrets.token_hex(6)}"
-            made = httpx.post(
-                f"{base}/api/auth/register", json={"name": "kim", "password": password}
-            )
-            token = made.json()["token"]
-            assert httpx.get(
-                f"{base}/api/me", headers={"Authorization": f"Bearer {token}"}
-            ).is_success
-            with ws_connect(f"ws://127.0.0.1:{port}/ws?token={token}") as ws:
-                assert json.loads(ws.recv(timeout=10))["type"] == "welcome"
-        finally:
-            process.terminate()
-            process.wait(10)
-    logged = output.read_text()
+    with junqi_serve(tmp_path) as base:
+        password = f"Pw-{secrets.token_hex(6)}"
+        made = httpx.post(f"{base}/api/auth/register", json={"name": "kim", "password": password})
+        token = made.json()["token"]
+        assert httpx.get(f"{base}/api/me", headers={"Authorization": f"Bearer {token}"}).is_success
+        with live_socket(base, token) as ws:
+            assert json.loads(ws.recv(timeout=10))["type"] == "welcome"
+        # a client of before the auth message (a tab open across an upgrade) puts its token
+        # in the URL, which the server logs: refused, and cut out of the log line
+        with ws_connect(f"{socket_url(base)}?token={token}") as ws:
+            with pytest.raises(ConnectionClosed) as closed:
+                ws.recv(timeout=10)
+            assert closed.value.rcvd is not None and closed.value.rcvd.code == 4401
+    logged = (tmp_path / "serve.log").read_text()
     assert "/api/auth/register" in logged  # the access log was written
+    assert "/ws?token=[redacted]" in logged
     assert password not in logged
     assert token not in logged

@@ -15,7 +15,9 @@ import pytest
 from playwright.sync_api import Browser, Page
 
 import engine
+from tests.server.test_accounts_security import ACCOUNT_CODES
 from tests.server.test_fuzz import CODES
+from tests.server.test_hardening import CODES as HTTP_CODES
 from tests.web.ui import (
     DESKTOP,
     PHONE,
@@ -351,7 +353,51 @@ def test_every_error_code_has_words_in_both_languages(server: str, browser: Brow
           localStorage.removeItem("junqi.lang");
           return out;
         }""",
-        sorted(CODES | {"bad_command", "moved", "unavailable", "paused", "stood_in"}),
+        sorted(
+            CODES
+            | ACCOUNT_CODES
+            | HTTP_CODES
+            | {"bad_command", "moved", "unavailable", "paused", "stood_in"}
+        ),
     )
     assert said == {"zh": [], "en": []}
     page.close()
+
+
+def test_logging_out_here_and_on_every_device(server: str, browser: Browser) -> None:
+    """The header's log-out control revokes the page's token (the server refuses it from then
+    on); on one's own profile, "log out everywhere" signs out every device, whose pages go
+    back to the sign-in form by themselves."""
+    page = browser.new_page(viewport=DESKTOP)
+    errors = watch_errors(page)
+    enter_as_guest(page, server)
+    token = page.evaluate("() => localStorage.getItem('junqi.token')")
+    page.click("#logout")
+    page.wait_for_selector("#login")
+    assert page.evaluate("() => localStorage.getItem('junqi.token')") is None
+    me = httpx.get(f"{server}/api/me", headers={"Authorization": f"Bearer {token}"})
+    assert me.status_code == 401
+    page.close()
+    credentials = {"name": "退场者", "password": "secret-pw"}
+    assert httpx.post(f"{server}/api/auth/register", json=credentials).status_code == 201
+    tokens = [
+        httpx.post(f"{server}/api/auth/login", json=credentials).json()["token"] for _ in "ab"
+    ]
+    devices = [browser.new_context(viewport=DESKTOP) for _ in tokens]  # two browsers of one user
+    pages = []
+    for device, device_token in zip(devices, tokens, strict=True):
+        pages.append(device.new_page())
+        pages[-1].goto(server)
+        pages[-1].evaluate("(token) => localStorage.setItem('junqi.token', token)", device_token)
+        pages[-1].reload()
+        pages[-1].wait_for_selector("#lobby .room")
+    pages[0].evaluate("() => { location.hash = '#user/' + encodeURIComponent('退场者'); }")
+    pages[0].click("#logout-all")
+    for device_page in pages:
+        device_page.wait_for_selector("#login")
+    for device_token in tokens:
+        me = httpx.get(f"{server}/api/me", headers={"Authorization": f"Bearer {device_token}"})
+        assert me.status_code == 401
+    assert errors == []
+    for device in devices:
+        device.close()

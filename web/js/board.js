@@ -134,7 +134,7 @@ function stations(g) {
 function armTints(g, colourOf) {
   return [...g.arms].map(([seat, arm]) => {
     const pts = arm.corners.map(([x, y]) => `${x * UNIT},${y * UNIT}`).join(" ");
-    return svg`<polygon class="arm" points=${pts} style=${`fill:${colourOf(seat)}`}></polygon>`;
+    return svg`<polygon class="arm" points=${pts} .style=${`fill:${colourOf(seat)}`}></polygon>`;
   });
 }
 
@@ -147,7 +147,7 @@ function piece(g, p, model) {
       <path class="back-mark" d="M-9,-5 L9,5 M-9,5 L9,-5"></path>`;
   } else {
     const colour = p.army === null || p.army === undefined ? NEUTRAL : ARMY_COLOURS[p.army];
-    inner = svg`<rect class=${`face${p.gold ? " gold" : ""}${p.mine ? " mine" : ""}`} x="-17" y="-11.5" width="34" height="23" rx="3" style=${`fill:${colour}`}></rect>
+    inner = svg`<rect class=${`face${p.gold ? " gold" : ""}${p.mine ? " mine" : ""}`} x="-17" y="-11.5" width="34" height="23" rx="3" .style=${`fill:${colour}`}></rect>
       ${p.label ? svg`<text class="label" y="4.6">${p.label}</text>` : nothing}
       ${shape(p.army, -13, -7.5, 0.55)}
       ${p.carrying ? svg`<text class="carry" x="13" y="-6">⚑</text>` : nothing}`;
@@ -155,7 +155,7 @@ function piece(g, p, model) {
   const classes = `piece${model.selected === p.station ? " selected" : ""}${model.flippable?.has(p.station) ? " flippable" : ""}`;
   return svg`<g class=${classes} transform=${`translate(${x},${y})`} data-piece=${p.station}
       data-army=${p.army ?? ""} data-rank=${p.rank ?? ""}>
-    ${slide ? svg`<g class="slide" style=${`--dx:${slide.dx}px;--dy:${slide.dy}px`}>${inner}</g>` : inner}
+    ${slide ? svg`<g class="slide" .style=${`--dx:${slide.dx}px;--dy:${slide.dy}px`}>${inner}</g>` : inner}
   </g>`;
 }
 
@@ -164,13 +164,13 @@ function marks(g, model) {
   for (const m of model.last ?? []) {
     const [ox, oy] = at(g, m.origin), [tx, ty] = at(g, m.target);
     if (m.latest && m.origin !== m.target) {
-      out.push(svg`<line class="last-arrow" x1=${ox} y1=${oy} x2=${tx} y2=${ty} style=${`stroke:${m.colour}`}></line>`);
+      out.push(svg`<line class="last-arrow" x1=${ox} y1=${oy} x2=${tx} y2=${ty} .style=${`stroke:${m.colour}`}></line>`);
     }
     if (m.origin !== m.target) {
-      out.push(svg`<rect class="last-from" x=${ox - 19} y=${oy - 13.5} width="38" height="27" rx="4" style=${`stroke:${m.colour}`}></rect>`);
+      out.push(svg`<rect class="last-from" x=${ox - 19} y=${oy - 13.5} width="38" height="27" rx="4" .style=${`stroke:${m.colour}`}></rect>`);
     }
     out.push(svg`<rect class=${`last-to${m.latest ? " latest" : ""}`} x=${tx - 20} y=${ty - 14.5} width="40" height="29" rx="4"
-      style=${`stroke:${m.colour}`} data-last=${m.seat}></rect>`);
+      .style=${`stroke:${m.colour}`} data-last=${m.seat}></rect>`);
   }
   for (const [station, kind] of model.flags ?? []) {
     const [x, y] = at(g, station);
@@ -246,7 +246,7 @@ function panel(g, p) {
   const buttons = (p.buttons ?? []).map((b, i) => button(46 + i * 96, buttonsY, 88, b.label, b.action, p.seat));
   const showStatus = !p.empty && !(compact && buttons.length);
   return svg`<g class=${classes} data-seat=${p.seat} transform=${`translate(${x},${y})`}
-      style=${`--seat:${p.colour}`}>
+      .style=${`--seat:${p.colour}`}>
     <rect class="panel-bg" width=${w} height=${h} rx="10"></rect>
     <rect class="swatch" x="8" y="8" width="28" height="28" rx="6"></rect>${badge}
     <g class=${p.badge ? "shape-corner" : "shape-inside"}>${p.badge ? shape(p.army, 40, 12, 0.8) : shape(p.army, 22, 22, 1.7)}</g>

@@ -66,7 +66,7 @@ export function logList(events, who, on = {}, current = null, most = 300) {
   const lines = events.map((e) => describe(e, who)).filter(Boolean);
   return html`<ol class="log" id="log" @mouseleave=${() => on.hover?.(null)}>${lines.slice(-most).map((l) => html`
     <li data-seq=${l.seq} class=${`${l.fight ? "fight-line" : ""}${l.seq === current ? " current" : ""}`}
-      style=${`--seat:${l.seat === null ? "transparent" : who.colour(l.seat)}`}
+      .style=${`--seat:${l.seat === null ? "transparent" : who.colour(l.seat)}`}
       @mouseenter=${() => on.hover?.(l)} @click=${() => on.pick?.(l)}>
       ${l.seat === null ? nothing : html`<span class="dot" aria-hidden="true"></span><b>${who.name(l.seat)}</b> `}${l.text}</li>`)}</ol>`;
 }

@@ -20,7 +20,7 @@ export function handTray(hand) {
   const sorted = [...groups.values()].sort((a, b) => RANK_ORDER.indexOf(a.rank) - RANK_ORDER.indexOf(b.rank) || a.army - b.army);
   return html`<div class="hand" data-hand=${hand.length}>
     <h4>${t("hand")} (${hand.length})</h4>
-    <ul>${sorted.map((p) => html`<li class="chip" data-rank=${p.rank} style=${`background:${ARMY_COLOURS[p.army] ?? NEUTRAL}`}>
+    <ul>${sorted.map((p) => html`<li class="chip" data-rank=${p.rank} .style=${`background:${ARMY_COLOURS[p.army] ?? NEUTRAL}`}>
       ${rankLabel(p.rank)}${p.count > 1 ? html`<small>×${p.count}</small>` : nothing}</li>`)}</ul>
   </div>`;
 }
@@ -37,15 +37,15 @@ function picking(snap) {
       const pick = deal.picks[seat];
       const now = deal.waiting.includes(seat);
       return html`<li class=${now ? "now" : ""} data-seat=${seat}>
-        <span class="dot" style=${`background:${pick === null ? NEUTRAL : ARMY_COLOURS[pick]}`}></span>
+        <span class="dot" .style=${`background:${pick === null ? NEUTRAL : ARMY_COLOURS[pick]}`}></span>
         ${nameOf(snap, seat)}${seat === me ? html` <b>(${t("you")})</b>` : nothing}
         <small>${pick !== null ? colourName(pick) : i === order.length - 1 ? "" : now ? t("thinking") : "…"}</small></li>`;
     })}</ol>
     <p class="sub">${t("pickLast", { name: nameOf(snap, g.host) })}</p>
     <div class="colours">${[0, 1, 2, 3].map((c) => html`
       <button class="pick" data-colour=${c} ?disabled=${!mine || deal.picks.includes(c)}
-        style=${`--army:${ARMY_COLOURS[c]}`} @click=${() => act({ type: "pick_colour", colour: c }, () => false)}>
-        <span class="chip" style=${`background:${ARMY_COLOURS[c]}`}>${rankLabel("engineer")}</span>${colourName(c)}</button>`)}</div>
+        .style=${`--army:${ARMY_COLOURS[c]}`} @click=${() => act({ type: "pick_colour", colour: c }, () => false)}>
+        <span class="chip" .style=${`background:${ARMY_COLOURS[c]}`}>${rankLabel("engineer")}</span>${colourName(c)}</button>`)}</div>
     <p class=${mine ? "your-turn" : "sub"}>${mine ? t("pickYours") : t("pickWait", { name: nameOf(snap, picker) })}</p>
   </div>`;
 }

@@ -146,9 +146,9 @@ export function replayView() {
   const events = r.moves.flatMap((m) => m.events.map((e) => ({ ...e, seq: m.step })));
   const seats = g.seats.map((s) => s.seat);
   const boxH = best.geometry.box[3] * best.scale;
-  return html`<section class=${`table-view replay-view${stacked ? " stacked" : ""}`} id="replay" style=${stacked ? "" : `--side:${side}px`}>
+  return html`<section class=${`table-view replay-view${stacked ? " stacked" : ""}`} id="replay" .style=${stacked ? "" : `--side:${side}px`}>
     <div class="board-area">
-      <div class="board-box" id="board-box" style=${`width:${w}px;height:${stacked ? Math.min(h, boxH) : h}px`}>
+      <div class="board-box" id="board-box" .style=${`width:${w}px;height:${stacked ? Math.min(h, boxH) : h}px`}>
         ${boardView(best.geometry, model, { station() {}, drop() {}, seat: (seat) => { r.bottom = seat; changed(); } })}
       </div>
     </div>

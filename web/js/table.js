@@ -373,10 +373,10 @@ export function tableView() {
     })
     : pregameCard(snap);
   return html`<section class=${`table-view${f.stacked ? " stacked" : ""}`} id="table" data-variant=${g?.variant ?? snap.variant}
-      data-phase=${g?.phase ?? snap.status} style=${f.stacked ? "" : `--side:${f.side}px`}>
+      data-phase=${g?.phase ?? snap.status} .style=${f.stacked ? "" : `--side:${f.side}px`}>
     <div class="board-area">
-      <div class=${`board-box${tbl.zoom ? " zoomed" : ""}`} id="board-box" style=${boxStyle}>
-        <div class="board-sizer" style=${svgStyle}>${boardView(geo, model, handlers)}</div>
+      <div class=${`board-box${tbl.zoom ? " zoomed" : ""}`} id="board-box" .style=${boxStyle}>
+        <div class="board-sizer" .style=${svgStyle}>${boardView(geo, model, handlers)}</div>
       </div>
       ${overlay === nothing ? nothing : html`<div class="overlay">${overlay}</div>`}
     </div>
@@ -385,6 +385,7 @@ export function tableView() {
       <section class="card table-info">
         <h2>${variantName(g?.variant ?? snap.variant)} <small>${roomName(snap.room)}</small></h2>
         <p class="sub">${t(snap.status)} · ${t("spectators", { n: snap.spectators })}${g ? ` · ${t("moves", { n: g.total_moves })}` : ""}</p>
+        ${snap.rated === false ? html`<p class="sub unrated-note">${t("unrated", { why: t(`unrated_${snap.unrated_because}`) })}</p>` : nothing}
         ${me === null ? html`<p class="sub">${t("viewFrom")}</p>` : nothing}
       </section>
       ${deploying(tbl) ? deployTools(tbl) : nothing}
