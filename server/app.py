@@ -11,6 +11,7 @@ import gc
 import os
 import secrets
 import socket
+from collections import Counter
 from collections.abc import AsyncIterator
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import asynccontextmanager
@@ -26,22 +27,27 @@ from starlette.types import Scope
 
 from engine.bot import decide
 from server import accounts, admin, games, layouts, lobby, observability, realtime, standings
+from server.backoff import login_backoff
 from server.broker import InMemoryBroker, RedisBroker
 from server.cluster import Cluster
 from server.config import Settings, get_settings
 from server.db import Database, migrate
 from server.feeds import Feeds
+from server.hardening import HardenedApp
 from server.limits import RateLimits
+from server.passwords import Passwords
 from server.store import Store
+from server.tables import TablePolicy
 
 
 def create_app(settings: Settings | None = None, tune_gc: bool = False) -> FastAPI:
     """The app; ``tune_gc`` (for a server process of its own) tunes the garbage collector."""
     settings = settings or get_settings()
-    observability.redact_tokens()  # sockets carry their token in the URL, which uvicorn logs
+    observability.redact_tokens()  # a token in a URL (an old client's socket) stays unlogged
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        lobby.check_rooms(settings.rooms)  # before anything is opened
         await migrate(settings.database_url)
         db = Database(settings.database_url)
         broker: InMemoryBroker
@@ -76,7 +82,12 @@ def create_app(settings: Settings | None = None, tune_gc: bool = False) -> FastA
             return action
 
         metrics = app.state.metrics = observability.Metrics()
-        app.state.lobby = lobby.Lobby(rooms, broker, Store(db.sessions), think, metrics, cluster)
+        policy = TablePolicy(
+            settings.idle_table_seconds, settings.seat_grace_seconds, settings.tables_per_creator
+        )
+        app.state.lobby = lobby.Lobby(
+            rooms, broker, Store(db.sessions), think, metrics, cluster, policy
+        )
         metrics.count_live_tables(lambda: sum(t.in_game for t in app.state.lobby.tables.values()))
         lag = asyncio.create_task(metrics.watch_loop_lag())
         await app.state.lobby.start()  # the games running when the server stopped go on
@@ -97,6 +108,15 @@ def create_app(settings: Settings | None = None, tune_gc: bool = False) -> FastA
             settings.actions_per_10_seconds,
             settings.chat_per_minute,
             redis=redis,
+            seats=settings.seat_commands_per_10_seconds,
+        )
+        app.state.sockets_per_user = Counter()  # user id -> sockets open in this process
+        app.state.passwords = Passwords(settings.password_threads)  # off the event loop
+        app.state.login_backoff = login_backoff(
+            settings.login_free_failures,
+            settings.login_backoff_seconds,
+            settings.login_backoff_max_seconds,
+            redis,
         )
         unwatch_collector = metrics.collector.watching()
         try:
@@ -110,9 +130,12 @@ def create_app(settings: Settings | None = None, tune_gc: bool = False) -> FastA
             if redis is not None:
                 await redis.aclose()
             workers.shutdown(cancel_futures=True)
+            app.state.passwords.close()
             await db.close()
 
-    app = FastAPI(
+    # security headers on every answer, request bodies capped (server.hardening)
+    app = HardenedApp(
+        settings.max_body_bytes,
         title="Junqi 军棋",
         summary="Online platform for Junqi: 四国, 乱战, 三打一, 三国, 二人 and 翻棋",
         lifespan=lifespan,

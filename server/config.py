@@ -6,10 +6,11 @@ without the prefix, as deployment tools usually set them.
 
 from __future__ import annotations
 
+import ipaddress
 from functools import cache
 from pathlib import Path
 
-from pydantic import AliasChoices, BaseModel, Field
+from pydantic import AliasChoices, BaseModel, Field, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 REPO = Path(__file__).resolve().parent.parent
@@ -67,18 +68,50 @@ class Settings(BaseSettings):
     rooms: list[RoomConfig] = Field(default_factory=default_rooms)
     web_dir: Path = REPO / "web"
     max_message_bytes: int = 16 * 1024
+    max_body_bytes: int = 64 * 1024  # of a request; the largest one needed (a layout file
+    # of 2,000 characters, JSON-escaped) is under 13 KiB
     chat_max_chars: int = 200
     chat_per_minute: int = 20
     sign_ins_per_minute: int = 30  # registrations, logins and guest entries per address
+    # login back-off per name (server.backoff): from the login_free_failures-th failed attempt
+    # on, the next waits login_backoff_seconds, twice as long after each further one, at most
+    # login_backoff_max_seconds
+    login_free_failures: int = 5
+    login_backoff_seconds: float = 2.0
+    login_backoff_max_seconds: float = 300.0
+    guests_per_address_per_day: int = 10  # guest accounts made from one address in 24 hours
+    block_banned_addresses: bool = True  # no new guest or account from the address a user
+    # who is banned signed in from, while the ban lasts
+    password_threads: int = 2  # threads that hash and check passwords (argon2, ~0.25 s each)
     tables_per_minute: int = 10  # tables a user may create (play now included)
+    tables_per_creator: int = 3  # tables a user may have open at once (play now apart)
+    idle_table_seconds: float = 120.0  # a table with nobody seated and no game on closes
+    seat_grace_seconds: float = 30.0  # between games a player with no socket left stands up
     actions_per_10_seconds: int = 100  # game actions a user may send
+    seat_commands_per_10_seconds: int = 20  # open, close, sit, stand, ready, bots... per user
     allowed_origins: list[str] = Field(default_factory=list)  # of web pages that may open
     # sockets; empty: the page must come from this server itself (same host and port)
+    trusted_proxies: list[str] = Field(default_factory=list)  # addresses or networks (CIDR)
+    # of the proxies whose X-Forwarded-For and -Proto are believed; empty: none, the address a
+    # request comes from is the client's (SECURITY.md, "Proxy trust")
     heartbeat_seconds: float = 20.0
+    socket_auth_seconds: float = 5.0  # a socket's first message, auth, must come within this
+    sockets_per_user: int = 8  # open at once by one user, counted in each process
+    # a client that does not read is closed (4008) once this much waits for it
+    socket_backlog_messages: int = 500
+    socket_backlog_bytes: int = 1 << 20  # of JSON text (characters, about bytes)
     ws_compression: bool = False  # permessage-deflate on sockets (less traffic, more memory)
     log_json: bool = True  # log lines as JSON objects (structured logs); False: uvicorn's text
     bot_workers: int = 2  # processes in which bots think
     bot_pause_seconds: float = 0.4  # a bot waits this long before it acts
+
+    @field_validator("trusted_proxies")
+    @classmethod
+    def _addresses(cls, proxies: list[str]) -> list[str]:
+        # read as uvicorn reads them; it would take a mistyped one for a name that never matches
+        for proxy in proxies:  # ValueError: not an address or network (say so at start)
+            ipaddress.ip_network(proxy) if "/" in proxy else ipaddress.ip_address(proxy)
+        return proxies
 
 
 @cache

@@ -57,7 +57,11 @@ def make_settings(database_url: str, **changes: object) -> Settings:
     changes.setdefault("bot_pause_seconds", 0.0)
     # scripted clients play far faster than people: the limits have tests of their own
     changes.setdefault("actions_per_10_seconds", 100_000)
+    changes.setdefault("seat_commands_per_10_seconds", 100_000)
     changes.setdefault("sign_ins_per_minute", 100_000)
+    changes.setdefault("guests_per_address_per_day", 100_000)
+    # every test client comes from one address: a ban would block all the others' new accounts
+    changes.setdefault("block_banned_addresses", False)
     return Settings(database_url=database_url, rooms=FAST_ROOMS, **changes)  # type: ignore[arg-type]
 
 

@@ -30,14 +30,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import ClientConnection
-from websockets.sync.client import connect as ws_connect
 
 from server.app import create_app
 from server.config import RoomConfig
 from server.moderation import set_role
 from tests.live import live_server
 from tests.server.conftest import make_settings, register
-from tests.server.sockets import Player
+from tests.server.sockets import Player, live_socket, signed_in
 from tests.server.test_realtime import start_game
 
 ROOMS = [
@@ -53,7 +52,7 @@ ROOMS = [
 LIVE_ROOMS = [room.model_dump() for room in ROOMS]
 MESSAGE_LIMIT = 16 * 1024  # Settings.max_message_bytes
 FRAME_LIMIT = 4 * MESSAGE_LIMIT  # as ``junqi serve`` runs uvicorn (ws_max_size)
-CODES = {  # docs/protocol.md, "Error codes" (and bad_options, bad_level of the tables)
+CODES = {  # docs/protocol.md, "Error codes" (and bad_option, bad_level of the tables)
     "bad_json",
     "bad_message",
     "too_large",
@@ -76,9 +75,12 @@ CODES = {  # docs/protocol.md, "Error codes" (and bad_options, bad_level of the 
     "rate_limited",
     "escape_ban",
     "wrong_channel",
+    "not_watching",
+    "empty_chat",
     "muted",
     "not_owner",
-    "bad_options",
+    "bad_option",
+    "too_many_tables",
     "bad_level",
     "stood_in",
 }
@@ -111,7 +113,7 @@ def bearer(token: str) -> dict[str, str]:
 
 def join(stack: ExitStack, client: TestClient, name: str) -> Player:
     token = register(client, name)
-    ws = stack.enter_context(client.websocket_connect(f"/ws?token={token}"))
+    ws = stack.enter_context(signed_in(client, token))
     player = Player(StrictSocket(ws), name)
     assert player.receive()["type"] == "welcome"
     return player
@@ -181,6 +183,7 @@ def arena(tmp_path: Path) -> Iterator[Arena]:
     settings = make_settings(f"sqlite+aiosqlite:///{tmp_path / 'fuzz.db'}")
     settings.rooms = ROOMS
     settings.actions_per_10_seconds = 100
+    settings.tables_per_creator = 1000  # the flood of tables meets the rate limit first
     with TestClient(create_app(settings)) as client, ExitStack() as stack:
         games = []
         for seed, (first, second) in enumerate((("alice", "bob"), ("carol", "dave"))):
@@ -300,7 +303,9 @@ def expected(message: dict[str, Any], game: str, other: str) -> set[str]:
         codes = {"ok"}
     elif kind in ("create_table", "play_now"):
         room = message.get("room", "duel" if kind == "create_table" else None)
-        codes = {"ok", "bad_options", "room_full"} if room != "nowhere" else {"no_room"}
+        codes = {"ok", "bad_option", "room_full", "too_many_tables"}
+        if room == "nowhere":
+            codes = {"no_room"}
     elif kind == "open":
         codes = {"ok"} if known else unknown
     elif kind == "sit":
@@ -316,15 +321,15 @@ def expected(message: dict[str, Any], game: str, other: str) -> set[str]:
     elif kind == "act":
         codes = {"not_playing"} if known else unknown
     elif kind == "chat":
-        codes = {"too_long"}
+        codes = {"too_long", "empty_chat"}  # empty: nothing left but control characters
         if message["channel"] == "lobby":
             codes |= {"ok"}
         elif table is None:
             codes |= {"bad_message"}
-        else:
-            # a spectator (of ``game`` or not) chats apart from the players
-            codes |= {"ok"} if message["channel"] == "spectators" else {"wrong_channel"}
-            codes |= unknown
+        elif message["channel"] == "table":
+            codes |= {"wrong_channel"} | unknown  # a spectator chats apart from the players
+        else:  # to the spectators of the table she watches (unless she closed it meanwhile)
+            codes |= {"ok", "not_watching"} if table == game else {"not_watching"} | unknown
     else:  # kick, dissolve
         codes = {"not_owner"} | unknown
     if kind in LIMITED:
@@ -493,23 +498,29 @@ def test_adversarial_players_get_the_documented_errors(tmp_path: Path) -> None:
                 "wrong_channel",
             ),
             (mover, {"type": "chat", "channel": "lobby", "text": "长" * 201}, "too_long"),
+            (mover, {"type": "chat", "channel": "lobby", "text": "\x00\u202e \n"}, "empty_chat"),
+            (  # the spectators of a table she does not watch
+                mallory,
+                {"type": "chat", "channel": "spectators", "table": other, "text": "x"},
+                "not_watching",
+            ),
             (mover, {"type": "chat", "channel": "lobby", "text": ""}, "bad_message"),
             (mover, {"type": "chat", "channel": "table", "text": "x"}, "bad_message"),
             (mover, {"type": "create_table", "room": "nowhere"}, "no_room"),
             (
                 mover,
                 {"type": "create_table", "room": "duel", "options": {"speed": 3}},
-                "bad_options",
+                "bad_option",
             ),
             (
                 mover,
                 {"type": "create_table", "room": "duel", "options": {"move_seconds": -1}},
-                "bad_options",
+                "bad_option",
             ),
             (
                 mover,
                 {"type": "create_table", "room": "duel", "options": {"move_seconds": 1e300}},
-                "bad_options",
+                "bad_option",
             ),
             (mover, {"type": "play_now", "room": "nowhere"}, "no_room"),
             (
@@ -617,8 +628,8 @@ def live(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 def live_player(base: str, name: str, stack: ExitStack) -> Player:
     answer = httpx.post(f"{base}/api/auth/register", json={"name": name, "password": "secret-pw"})
     assert answer.status_code == 201, answer.text
-    url = base.replace("http", "ws") + f"/ws?token={answer.json()['token']}"
-    ws = stack.enter_context(ws_connect(url, max_size=None, open_timeout=10))
+    token = answer.json()["token"]
+    ws = stack.enter_context(live_socket(base, token, max_size=None, open_timeout=10))
     player = Player(LiveSocket(ws), name)
     assert player.receive()["type"] == "welcome"
     return player
@@ -644,7 +655,7 @@ def test_frames_over_the_caps_on_a_real_server(live: str) -> None:
         login = {"name": "mallory", "password": "secret-pw"}
         token = httpx.post(f"{base}/api/auth/login", json=login).json()["token"]
         for size in (FRAME_LIMIT + 1, 16 * FRAME_LIMIT):  # another socket of mallory's each
-            with ws_connect(base.replace("http", "ws") + f"/ws?token={token}") as ws:
+            with live_socket(base, token) as ws:
                 assert json.loads(ws.recv(timeout=10))["type"] == "welcome"
                 ws.send("x" * size)
                 with pytest.raises(ConnectionClosed) as closed:
@@ -801,11 +812,11 @@ def rest(api_database: str) -> Iterator[Rest]:
         tokens = {
             "bad": "nope",
             "player": register(client, TARGET),
-            "admin": register(client, "root"),
+            "admin": register(client, "值班长"),
         }
         sessions = client.app.state.db.sessions  # type: ignore[attr-defined]
         assert client.portal is not None
-        assert client.portal.call(functools.partial(set_role, sessions, "root", "admin"))
+        assert client.portal.call(functools.partial(set_role, sessions, "值班长", "admin"))
         yield Rest(client, tokens)
 
 
@@ -820,8 +831,9 @@ def test_rest_bodies_never_get_a_server_error(rest: Rest) -> None:
                 content=content,
                 headers={**bearer(tokens["admin"]), "content-type": "application/json"},
             )
-            if path == "/api/auth/guest":
-                assert sent.status_code == 201, sent.text  # it takes no body
+            if path == "/api/auth/guest":  # it takes no body; one past the cap is refused
+                too_large = len(content.encode()) > 64 * 1024
+                assert sent.status_code == (413 if too_large else 201), sent.text
             else:
                 assert 400 <= sent.status_code < 500, (path, content[:20], sent.text)
 

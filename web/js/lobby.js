@@ -43,7 +43,7 @@ async function create(room) {
   if (form) {
     const seconds = form.elements.move_seconds.value;
     if (seconds) options.move_seconds = Number(seconds);
-    for (const name of ["information", "engineer_scouting"]) if (form.elements[name].value) options[name] = form.elements[name].value;
+    if (form.elements.engineer_scouting.value) options.engineer_scouting = form.elements.engineer_scouting.value;
   }
   const standIn = form?.elements.stand_in.checked ?? false;
   const ok = await command({ type: "create_table", room, options, stand_in: standIn });
@@ -59,6 +59,7 @@ async function sit(table, seat) {
 function tableRow(table) {
   return html`<li class="table-row" data-table=${table.id}>
     <span class=${`status ${table.status}`}>${t(table.status)}</span>
+    ${table.rated ? nothing : html`<small class="unrated" title=${t(`unrated_${table.unrated_because}`)}>${t("unratedShort")}</small>`}
     ${table.seats.map((s) => s.name
       ? html`<span class="seat-name">${s.bot ? s.name : profileLink(s.name)}${s.bot ? html` <small>${t("bot")}</small>` : html` <small>${s.title}</small>`}${s.ready ? " ✓" : ""}</span>`
       : table.status === "playing" ? html`<span class="seat-name free">${t("empty")}</span>`
@@ -83,9 +84,7 @@ function roomCard(room) {
     </div>
     <details><summary>${t("options")}</summary>
       <form class="options" data-room=${room.id} @submit=${(e) => e.preventDefault()}>
-        <label>${t("moveSeconds")} <input type="number" min="5" max="300" name="move_seconds" placeholder=${room.options.move_seconds ?? 30}></label>
-        <label>${t("information")} <select name="information"><option value=""></option>
-          <option value="hidden">${t("hidden")}</option><option value="partners_open">${t("partnersOpen")}</option><option value="open">${t("open")}</option></select></label>
+        <label>${t("moveSeconds")} <input type="number" min="10" max="300" name="move_seconds" placeholder=${room.options.move_seconds ?? 30}></label>
         <label>${t("scouting")} <select name="engineer_scouting"><option value=""></option>
           <option value="off">${t("scoutOff")}</option><option value="all">${t("scoutAll")}</option><option value="team">${t("scoutTeam")}</option></select></label>
         <label><input type="checkbox" name="stand_in"> ${t("standIn")}</label>

@@ -39,6 +39,11 @@ function onMessage(m) {
     store.chat.push(m);
     if (store.chat.length > 500) store.chat.splice(0, 100);
     changed();
+  } else if (m.type === "closed") {
+    if (store.table?.id === m.table) {
+      location.hash = "";
+      notify(t("tableClosed"), "info");
+    }
   } else if (m.type === "muted") {
     notify(errorText({ code: "muted" }));
   }
@@ -67,7 +72,8 @@ async function start() {
   }
   store.socket = new Socket(store.api.token, {
     message: onMessage,
-    status: (status) => {
+    status: (status, code) => {
+      store.crowded = code === 4429; // closed for too many sockets of this user: says so
       if (status === "online" && store.connection === "offline") {
         store.backOnline = true; // says so for a moment
         setTimeout(() => { store.backOnline = false; changed(); }, 2500);
@@ -81,12 +87,20 @@ async function start() {
   route();
 }
 
+// Log out (the server revokes the token and closes its sockets), back to the sign-in page.
+async function logout() {
+  await store.api.logout().catch(() => {});
+  location.hash = "";
+  location.reload();
+}
+
 function header() {
   return html`<header class="top">
     <h1><a href="#" @click=${() => { location.hash = ""; }}>${t("title")}</a></h1>
     ${store.user ? html`<a class="nav" href="#" id="to-lobby">${t("lobby")}</a>` : nothing}
     <span class="spacer"></span>
-    ${store.user ? html`<span id="who">${store.user.name}</span>` : nothing}
+    ${store.user ? html`<span id="who">${store.user.name}</span>
+      <button id="logout" type="button" @click=${logout}>${t("logout")}</button>` : nothing}
     <span class=${`connection ${store.connection}`} title=${store.connection}></span>
     <button id="mute" type="button" aria-label=${muted() ? t("soundOn") : t("soundOff")} aria-pressed=${String(muted())}
       @click=${() => { toggleMute(); changed(); }}>♪ ${muted() ? t("off") : t("on")}</button>
@@ -99,7 +113,7 @@ function notice() {
   const here = n && n.view === store.view && (n.table ?? null) === (store.table?.id ?? null);
   const offline = store.user && store.connection === "offline";
   return html`${here ? html`<p id="notice" class=${`notice ${n.kind}`} role="status" @click=${() => notify(null)}>${n.text}</p>` : nothing}
-    ${offline ? html`<p class="notice offline" id="offline" role="alert">${t("offline")}</p>` : nothing}
+    ${offline ? html`<p class="notice offline" id="offline" role="alert">${t(store.crowded ? "tooManySockets" : "offline")}</p>` : nothing}
     ${store.backOnline && !offline ? html`<p class="notice online" id="online" role="status">${t("backOnline")}</p>` : nothing}`;
 }
 
