@@ -35,7 +35,7 @@ SANGUO_FAST = {"move_seconds": 2, "max_skips": 2}
 EARLY_SURRENDER = {"surrender_after_seconds": 1}
 # The rule options the tests play with are their rooms' (a table that changed its room's rules
 # would play unrated): a room for each variant, and one for each of these.
-PLAYED = [
+PLAYED: list[tuple[str, dict[str, Any]]] = [
     ("luanzhan", LUANZHAN),
     ("sanguo", SANGUO_FAST),
     ("siguo", EARLY_SURRENDER),
