@@ -94,9 +94,12 @@ class Pause:
 
 @dataclass(frozen=True, slots=True)
 class Resume:
-    """Play goes on; every deadline moves on by the time the game stood still."""
+    """Play goes on; every deadline moves on by the time the game stood still, and ``bonus``
+    seconds more (the platform's grace after a restart: its own field, so that the record's
+    times run forward)."""
 
     now: float = 0.0
+    bonus: float = 0.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -217,9 +220,11 @@ def action_from_dict(data: Mapping[str, Any]) -> Action:
 
 
 def _check_field(kind: str, name: str, value: Any) -> Any:
-    if name == "now":
-        if isinstance(value, bool) or not isinstance(value, int | float):
-            raise MalformedInput(f"{kind}: 'now' is a number of seconds")
+    if name in ("now", "bonus"):
+        if isinstance(value, bool) or not isinstance(value, int | float) or value != value:
+            raise MalformedInput(f"{kind}: {name!r} is a number of seconds")
+        if name == "bonus" and not 0 <= value <= 3600:
+            raise MalformedInput(f"{kind}: 'bonus' is 0-3600 seconds")
         return float(value)
     if name == "layout":
         if not isinstance(value, Mapping) or not all(

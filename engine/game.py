@@ -748,7 +748,7 @@ class _Game:
     def resume(self, a: Resume) -> None:
         if self.paused_since is None:
             raise IllegalAction("the game is not paused")
-        stood = max(0.0, a.now - self.paused_since)
+        stood = max(0.0, a.now - self.paused_since) + a.bonus
         self.paused_since = None
         self.deadline += stood
         self.watches = [

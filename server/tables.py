@@ -583,7 +583,7 @@ class Table:
         assert state is not None
         if state.phase == Phase.PLAYING and state.paused_since is None:
             await self.apply(engine.Pause(now=saved_at))
-            await self.apply(engine.Resume(now=time.time() + RESTART_GRACE))
+            await self.apply(engine.Resume(now=time.time(), bonus=RESTART_GRACE))
         for info in self.seats:
             if info.user_id is not None and not info.bot:
                 await self.connection_changed(info.user_id, 0)

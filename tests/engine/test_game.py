@@ -756,6 +756,19 @@ def test_a_paused_game_stands_still_and_its_clocks_move_on() -> None:
     assert state.to_move == 1
 
 
+def test_a_resume_s_bonus_moves_the_clocks_on_without_a_future_time() -> None:
+    state = setup("siguo", QUIET)
+    state, _ = act(state, engine.Pause(now=10.0))
+    state, _ = act(state, engine.Resume(now=12.0, bonus=10.0))  # a restart's grace
+    assert state.deadline == 30.0 + 2.0 + 10.0
+    resumed = engine.action_to_dict(state.log[-1])
+    assert resumed == {"type": "resume", "now": 12.0, "bonus": 10.0}
+    assert engine.action_from_dict(resumed) == state.log[-1]
+    for bad in (-1, 3601, float("nan"), True, "10"):
+        with pytest.raises(engine.MalformedInput, match="bonus"):
+            engine.action_from_dict({"type": "resume", "now": 12.0, "bonus": bad})
+
+
 def test_an_escape_is_possible_while_paused() -> None:
     state = setup("sanguo", {k: v for k, v in QUIET.items() if k[0] in "012"})
     state, _ = act(state, engine.Pause(now=5.0))

@@ -81,6 +81,10 @@ def test_a_restart_resumes_the_running_game(tmp_path: Path) -> None:
         kinds = [a["type"] for a in record["actions"]]
         assert kinds.count("move") == 10  # every move once: none lost, none twice
         assert kinds.count("pause") == kinds.count("resume") == 1
+        # time runs forward in the record: the restart's grace is the resume's own field
+        times = [a["now"] for a in record["actions"] if "now" in a]
+        assert times == sorted(times)
+        assert next(a for a in record["actions"] if a["type"] == "resume")["bonus"] == 10.0
         # the table kept its creator: she, standing up, may still seat a bot
         alice.sync(alice.request({"type": "stand", "table": table})["version"])
         assert alice.request({"type": "add_bot", "table": table, "seat": 0})["type"] == "ok"
