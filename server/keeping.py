@@ -108,15 +108,24 @@ def rebuilt(
     table_id: str, data: str, head: str, actions: list[str], events: list[KeptEvent]
 ) -> KeptTable:
     """A kept table from its stored parts (a header written before the log existed may hold
-    actions of its own: the log's follow them)."""
-    record = json.loads(head)
-    record["actions"] += [json.loads(a) for a in actions]
-    return KeptTable(
-        table_id,
-        json.loads(data),
-        engine.GameRecord.from_json(json.dumps(record)),
-        events,
-    )
+    actions of its own: the log's follow them); ``Unreadable`` if this version cannot read
+    its record."""
+    table = json.loads(data)
+    try:
+        record = json.loads(head)
+        record["actions"] += [json.loads(a) for a in actions]
+        game = engine.GameRecord.from_json(json.dumps(record))
+    except (engine.EngineError, KeyError, TypeError, ValueError) as error:
+        raise Unreadable(f"table {table_id}: {error!r}", table) from error
+    return KeptTable(table_id, table, game, events)
+
+
+class Unreadable(ValueError):
+    """A kept game's record this version cannot read; ``data``: the table around it."""
+
+    def __init__(self, message: str, data: dict[str, Any]) -> None:
+        super().__init__(message)
+        self.data = data
 
 
 # the statements of a write, each run with many rows (executemany)

@@ -18,7 +18,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from engine import VARIANTS, EngineError, MalformedInput, get_board, get_variant
 from server.broker import InMemoryBroker, Subscription
 from server.config import RoomConfig
-from server.keeping import DatabaseKeeper, Keeper
+from server.keeping import DatabaseKeeper, Keeper, Unreadable
 from server.models import Room, User
 from server.observability import Metrics
 from server.store import Store
@@ -235,6 +235,7 @@ class Lobby:
 
     async def adopt(self, table_id: str) -> None:
         """Take over a kept table: after a restart, or from a process that died."""
+        kept = None
         try:
             kept = await self.keeper.load(table_id)
             if kept is None:
@@ -242,10 +243,11 @@ class Lobby:
             room = RoomConfig.model_validate(kept.data["room"])
             table = Table(table_id, room, self.services, kept.data.get("changes"))
             saved_at = table.restore(kept)
-        except (EngineError, KeyError, TypeError, ValueError):
+        except (EngineError, KeyError, TypeError, ValueError) as error:
             # a record this version cannot replay: the server must start all the same
-            log.exception("table %s could not be taken back; dropped", table_id)
-            await self.keeper.drop(table_id)
+            log.exception("table %s could not be taken back; its game is aborted", table_id)
+            data = error.data if isinstance(error, Unreadable) else kept.data if kept else {}
+            await self.abort(table_id, data)
             return
         self.tables[table.id] = table
         table.start()
@@ -256,6 +258,18 @@ class Lobby:
         if self.metrics is not None:
             self.metrics.takeovers.inc()
         log.info("table taken over", extra={"table": table.id, "game": table.game_id})
+
+    async def abort(self, table_id: str, data: Any) -> None:
+        """A kept table that cannot be taken back (``data``: what was kept around its game):
+        the game ends unscored (``aborted``), never left running; those watching it hear so,
+        and a metric counts it."""
+        if isinstance(data, dict) and isinstance(data.get("game_id"), str):
+            await self.store.game_unscored(data["game_id"], "aborted")
+        await self.keeper.drop(table_id)
+        self.broker.publish(f"table:{table_id}", {"table": table_id, "closed": True, "why": "lost"})
+        self.forget(table_id)
+        if self.metrics is not None:
+            self.metrics.aborted.inc()
 
     def lost(self, table: Table) -> None:
         """Another process took ``table`` over: stop running it here."""

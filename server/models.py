@@ -131,7 +131,8 @@ class Game(Base):
     id: Mapped[str] = mapped_column(String(32), primary_key=True)
     variant: Mapped[str] = mapped_column(String(16), index=True)
     room: Mapped[str] = mapped_column(String(64))
-    # playing | finished | not_stored (ended, its result could not be stored)
+    # playing | finished | not_stored (its result could not be stored) | aborted (it could not
+    # be taken back after a restart or from a failed node): the last two unscored
     status: Mapped[str] = mapped_column(String(16), default="playing")
     commitment: Mapped[str] = mapped_column(String(64))
     seed: Mapped[str | None] = mapped_column(String(64))

@@ -66,6 +66,11 @@ class Metrics:
             "Tables taken over after a restart or from a dead process",
             registry=self.registry,
         )
+        self.aborted = Counter(
+            "junqi_games_aborted",
+            "Running games that could not be taken back (ended unscored)",
+            registry=self.registry,
+        )
 
         self.collector = CollectorPauses()
         self.registry.register(self.collector)

@@ -437,9 +437,10 @@ class Connection:
             await self.lobby.run(table_id, "close_for", user_id=self.user.id)
 
     async def table_update(self, table_id: str, update: dict[str, Any]) -> None:
-        if update.get("closed"):  # nobody sat at it for a while (``Lobby._reap_idle_tables``)
+        if update.get("closed"):  # nobody sat at it for a while, or its game was lost
             if self.stop_watching(table_id):
-                await self.send({"type": "closed", "table": table_id})
+                why = update.get("why", "idle")
+                await self.send({"type": "closed", "table": table_id, "why": why})
             return
         if update.get("moved"):
             if table_id in self.watching:

@@ -58,18 +58,19 @@ class Store:
                 session.add(GameSeat(game_id=game_id, seat=seat, user_id=user_id))
             await session.commit()
 
-    async def game_not_stored(self, game_id: str) -> None:
-        """Mark a game whose result could not be stored as ended (``not_stored``), so that it
-        is never taken for one still running; if even that fails, the log says so."""
+    async def game_unscored(self, game_id: str, status: str) -> None:
+        """End a game nobody scores because the platform failed it: ``not_stored`` (its result
+        could not be stored) or ``aborted`` (it could not be taken back), so that it is never
+        taken for one still running; if even that fails, the log says so."""
         try:
             async with self.sessions() as session:
                 game = await session.get(Game, game_id)
                 if game is not None:
-                    game.status = "not_stored"
+                    game.status = status
                     game.finished_at = datetime.now(UTC)
                     await session.commit()
         except Exception:
-            log.exception("game %s could not be marked as not stored", game_id)
+            log.exception("game %s could not be marked %s", game_id, status)
 
     async def game_finished(
         self,

@@ -776,7 +776,7 @@ class Table:
                 "a finished game could not be stored",
                 extra={"table": self.id, "game": self.game_id},
             )
-            await self.store.game_not_stored(self.game_id)
+            await self.store.game_unscored(self.game_id, "not_stored")
             scored = Scored([0] * len(self.seats), 0)
             rated, unrated_because = False, "not_stored"
         self.last_points = scored.points

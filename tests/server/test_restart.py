@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import logging
 import random
 import sqlite3
 import time
 from contextlib import ExitStack
 from pathlib import Path
 
+import pytest
 from fastapi.testclient import TestClient
 
 import engine
@@ -126,10 +128,46 @@ def test_a_table_that_cannot_be_taken_back_does_not_stop_the_server(tmp_path: Pa
         alice.request({"type": "sit", "table": table, "seat": 0})
         bob.request({"type": "sit", "table": table, "seat": 1})
         start_game(alice, bob, table, 3)
+        game_id = alice.snapshot["game_id"] if alice.snapshot else None
     with sqlite3.connect(path) as db:  # a record no version can read
         assert db.execute("UPDATE live_tables SET record = '{}'").rowcount == 1
     with TestClient(create_app(settings)) as client:
         assert client.get("/ready").json() == {"status": "ready"}
         assert client.get(f"/api/tables/{table}").status_code == 404
+        assert client.get(f"/api/games/{game_id}").json()["status"] == "aborted"
     with sqlite3.connect(path) as db:
         assert db.execute("SELECT count(*) FROM live_tables").fetchone() == (0,)
+
+
+def test_a_game_that_cannot_be_taken_back_is_aborted_loudly(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A kept game whose record this version cannot replay: the server starts all the same,
+    the game ends unscored (``aborted``), its live copy goes, the log and a metric say so."""
+    settings = make_settings(f"sqlite+aiosqlite:///{tmp_path / 'abort.db'}")
+    settings.rooms = [RoomConfig(id="quick", name="quick", variant="liangguo")]
+    rng = random.Random(3)
+    with TestClient(create_app(settings)) as client, ExitStack() as stack:
+        alice, bob = connect(stack, client, "alice"), connect(stack, client, "bob")
+        table = alice.request({"type": "create_table", "room": "quick"})["table"]
+        alice.request({"type": "sit", "table": table, "seat": 0})
+        bob.request({"type": "sit", "table": table, "seat": 1})
+        start_game(alice, bob, table, 5)
+        play_moves({0: alice, 1: bob}, table, 4, rng)
+        game_id = alice.snapshot["game_id"] if alice.snapshot else None
+    with sqlite3.connect(tmp_path / "abort.db") as db:  # a move that was never legal
+        moved = db.execute(
+            "UPDATE live_log SET body = ? WHERE kind = 'action' AND body LIKE '%\"move\"%'",
+            ('{"type": "move", "seat": 0, "origin": "9:99", "target": "9:98", "now": 1.0}',),
+        )
+        assert moved.rowcount > 0
+
+    with caplog.at_level(logging.ERROR, logger="junqi"), TestClient(create_app(settings)) as again:
+        assert "junqi_games_aborted_total 1.0" in again.get("/metrics").text
+        assert again.get(f"/api/tables/{table}").status_code == 404
+        assert again.get(f"/api/games/{game_id}").json()["status"] == "aborted"
+        rows = sqlite3.connect(tmp_path / "abort.db").execute("SELECT count(*) FROM live_tables")
+        assert rows.fetchone() == (0,)
+    assert any(r.levelno == logging.ERROR and "aborted" in r.getMessage() for r in caplog.records)
+    with TestClient(create_app(settings)) as third:  # and it stays so
+        assert "junqi_games_aborted_total 0.0" in third.get("/metrics").text

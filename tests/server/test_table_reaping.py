@@ -99,6 +99,7 @@ def test_a_finished_table_whose_players_left_closes(client: TestClient) -> None:
             assert [s["name"] for s in tables(client)[0]["seats"]] == [None, "bob"]
         # bob closed the page too: after a moment his seat is free, then the table closes
         closed = watcher.until(lambda m: m["type"] == "closed")
+        assert closed["why"] == "idle"
         assert closed["table"] == table
         assert tables(client) == []
         gone = watcher.request({"type": "sit", "table": table, "seat": 0})

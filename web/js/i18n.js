@@ -55,7 +55,7 @@ const WORDS = {
     offersDraw: "提议和棋", asksSurrender: "请求投降", proposalLapsed: "提议作废", standInAway: "掉线, 机器人托管",
     standInStarts: "开始托管", standInEnds: "取消托管", resumed: "对局继续", kicked: "被请离",
     dissolvedBy: "对局被解散", rated: "计分对局 · 底分 {stake}", unrated: "不计分: {why}",
-    unrated_bots: "桌上有机器人", unrated_table_rules: "桌规与房间不同", unrated_not_stored: "结果未能保存", tableClosed: "桌子无人, 已经关闭", unrated_null: "", stoodInBy: "托管过: {names}", tapToZoom: "点棋盘放大后走棋", scoutOff: "不侦察", scoutAll: "全体可见",
+    unrated_bots: "桌上有机器人", unrated_table_rules: "桌规与房间不同", unrated_not_stored: "结果未能保存", tableClosed: "桌子无人, 已经关闭", tableLost: "服务器无法恢复这局棋: 对局作废, 不计分", unrated_null: "", stoodInBy: "托管过: {names}", tapToZoom: "点棋盘放大后走棋", scoutOff: "不侦察", scoutAll: "全体可见",
     scoutTeam: "本队可见", fileBad: "布局文件第 {n} 行无法识别", fileUnreadable: "无法读取这个布局文件",
   },
   en: {
@@ -116,7 +116,7 @@ const WORDS = {
     blockedSkip: "no legal move, skipped ({n})", offersDraw: "offers a draw", asksSurrender: "asks to surrender",
     proposalLapsed: "the offer lapsed", standInAway: "away: a bot plays on", standInStarts: "a bot plays (托管)",
     standInEnds: "plays again", resumed: "play goes on", kicked: "removed", dissolvedBy: "the game was dissolved", rated: "Rated · stake {stake}", unrated: "Not rated: {why}",
-    unrated_bots: "bots at the table", unrated_table_rules: "the table changed the room's rules", unrated_not_stored: "the result could not be stored", tableClosed: "the table closed: nobody sat at it", unrated_null: "", stoodInBy: "a bot stood in for {names}", tapToZoom: "tap the board to zoom in", scoutOff: "off",
+    unrated_bots: "bots at the table", unrated_table_rules: "the table changed the room's rules", unrated_not_stored: "the result could not be stored", tableClosed: "the table closed: nobody sat at it", tableLost: "the server could not take this game back: it is void, nobody scores", unrated_null: "", stoodInBy: "a bot stood in for {names}", tapToZoom: "tap the board to zoom in", scoutOff: "off",
     scoutAll: "shown to all", scoutTeam: "shown to the team", fileBad: "line {n} of the layout file cannot be read",
     fileUnreadable: "the layout file cannot be read",
   },

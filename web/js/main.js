@@ -42,7 +42,7 @@ function onMessage(m) {
   } else if (m.type === "closed") {
     if (store.table?.id === m.table) {
       location.hash = "";
-      notify(t("tableClosed"), "info");
+      notify(t(m.why === "lost" ? "tableLost" : "tableClosed"), m.why === "lost" ? "error" : "info");
     }
   } else if (m.type === "muted") {
     notify(errorText({ code: "muted" }));
