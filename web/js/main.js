@@ -40,9 +40,11 @@ function onMessage(m) {
     if (store.chat.length > 500) store.chat.splice(0, 100);
     changed();
   } else if (m.type === "closed") {
-    if (store.table?.id === m.table) {
-      location.hash = "";
+    if (store.table?.id === m.table) { // back to the lobby, where the notice is shown
+      closeTable();
+      enterLobby();
       notify(t(m.why === "lost" ? "tableLost" : "tableClosed"), m.why === "lost" ? "error" : "info");
+      location.hash = "";
     }
   } else if (m.type === "muted") {
     notify(errorText({ code: "muted" }));
