@@ -7,6 +7,7 @@ Every action carries ``now``, the caller's clock in seconds: the engine never re
 from __future__ import annotations
 
 import dataclasses
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -221,7 +222,7 @@ def action_from_dict(data: Mapping[str, Any]) -> Action:
 
 def _check_field(kind: str, name: str, value: Any) -> Any:
     if name in ("now", "bonus"):
-        if isinstance(value, bool) or not isinstance(value, int | float) or value != value:
+        if isinstance(value, bool) or not isinstance(value, int | float) or math.isnan(value):
             raise MalformedInput(f"{kind}: {name!r} is a number of seconds")
         if name == "bonus" and not 0 <= value <= 3600:
             raise MalformedInput(f"{kind}: 'bonus' is 0-3600 seconds")
