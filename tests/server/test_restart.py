@@ -36,6 +36,16 @@ def play_moves(players: dict[int, Player], table: str, count: int, rng: random.R
             p.sync(reply["version"])
 
 
+def game_of_two(stack: ExitStack, client: TestClient, seed: int) -> tuple[Player, Player, str]:
+    """Alice and Bob at a table of the room ``quick``, their game under way."""
+    alice, bob = connect(stack, client, "alice"), connect(stack, client, "bob")
+    table = alice.request({"type": "create_table", "room": "quick"})["table"]
+    alice.request({"type": "sit", "table": table, "seat": 0})
+    bob.request({"type": "sit", "table": table, "seat": 1})
+    start_game(alice, bob, table, seed)
+    return alice, bob, table
+
+
 def test_a_restart_resumes_the_running_game(tmp_path: Path) -> None:
     settings = make_settings(f"sqlite+aiosqlite:///{tmp_path / 'restart.db'}")
     settings.rooms = [
@@ -48,11 +58,7 @@ def test_a_restart_resumes_the_running_game(tmp_path: Path) -> None:
     ]
     rng = random.Random(5)
     with TestClient(create_app(settings)) as client, ExitStack() as stack:
-        alice, bob = connect(stack, client, "alice"), connect(stack, client, "bob")
-        table = alice.request({"type": "create_table", "room": "quick"})["table"]
-        alice.request({"type": "sit", "table": table, "seat": 0})
-        bob.request({"type": "sit", "table": table, "seat": 1})
-        start_game(alice, bob, table, 11)
+        alice, bob, table = game_of_two(stack, client, 11)
         play_moves({0: alice, 1: bob}, table, 6, rng)
         before = alice.game
         stopped_at = time.time()
@@ -123,11 +129,7 @@ def test_a_table_that_cannot_be_taken_back_does_not_stop_the_server(tmp_path: Pa
     settings = make_settings(f"sqlite+aiosqlite:///{path}")
     settings.rooms = [RoomConfig(id="quick", name="quick", variant="liangguo")]
     with TestClient(create_app(settings)) as client, ExitStack() as stack:
-        alice, bob = connect(stack, client, "alice"), connect(stack, client, "bob")
-        table = alice.request({"type": "create_table", "room": "quick"})["table"]
-        alice.request({"type": "sit", "table": table, "seat": 0})
-        bob.request({"type": "sit", "table": table, "seat": 1})
-        start_game(alice, bob, table, 3)
+        alice, bob, table = game_of_two(stack, client, 3)
         game_id = alice.snapshot["game_id"] if alice.snapshot else None
     with sqlite3.connect(path) as db:  # a record no version can read
         assert db.execute("UPDATE live_tables SET record = '{}'").rowcount == 1
@@ -148,11 +150,7 @@ def test_a_game_that_cannot_be_taken_back_is_aborted_loudly(
     settings.rooms = [RoomConfig(id="quick", name="quick", variant="liangguo")]
     rng = random.Random(3)
     with TestClient(create_app(settings)) as client, ExitStack() as stack:
-        alice, bob = connect(stack, client, "alice"), connect(stack, client, "bob")
-        table = alice.request({"type": "create_table", "room": "quick"})["table"]
-        alice.request({"type": "sit", "table": table, "seat": 0})
-        bob.request({"type": "sit", "table": table, "seat": 1})
-        start_game(alice, bob, table, 5)
+        alice, bob, table = game_of_two(stack, client, 5)
         play_moves({0: alice, 1: bob}, table, 4, rng)
         game_id = alice.snapshot["game_id"] if alice.snapshot else None
     with sqlite3.connect(tmp_path / "abort.db") as db:  # a move that was never legal
