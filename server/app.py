@@ -56,7 +56,7 @@ def create_app(settings: Settings | None = None, tune_gc: bool = False) -> FastA
             node = f"{socket.gethostname()}-{os.getpid()}-{secrets.token_hex(3)}"
             redis = aioredis.from_url(settings.redis_url, decode_responses=True)
             broker = RedisBroker(redis, node)
-            cluster = Cluster(redis, broker, node, settings.lease_seconds)
+            cluster = Cluster(redis, broker, node, db.engine, settings.lease_seconds)
         else:
             broker = InMemoryBroker()
         await broker.start()

@@ -96,7 +96,8 @@ class RedisBroker(InMemoryBroker):
     responses): a process subscribes to a topic's
     channel while it has subscribers to it. Publishing is ordered: one writer task sends the
     messages in the order they were published; subscribers in the publishing process get them
-    at once, the others through Redis."""
+    at once, the others through Redis. Messages published while Redis is away are lost: once
+    the subscriptions are back, ``on_reconnect`` is called, for what was missed meanwhile."""
 
     def __init__(self, redis: aioredis.Redis, node: str) -> None:
         super().__init__()
@@ -110,10 +111,18 @@ class RedisBroker(InMemoryBroker):
         self.outbox: asyncio.Queue[tuple[str, str]] = asyncio.Queue()
         self.channels: dict[str, asyncio.Future[None]] = {}  # topic -> subscribed in Redis
         self.tasks: list[asyncio.Task[None]] = []
+        # called when the connection to Redis is lost, and once it is back
+        self.on_disconnect: Callable[[], None] | None = None
+        self.on_reconnect: Callable[[], None] | None = None
+        self.connected = True
 
     async def start(self) -> None:
         # a channel of our own, so that the reader always has a subscription to wait on
         await self.pubsub.subscribe(self.prefix + "node:" + self.node)
+        # called at each connection after this first one, once the subscriptions are sent
+        # again (redis-py does that first, in its own callback)
+        assert self.pubsub.connection is not None
+        self.pubsub.connection.register_connect_callback(self._reconnected)
         self.tasks = [
             asyncio.create_task(self._read(), name="broker reader"),
             asyncio.create_task(self._write(), name="broker writer"),
@@ -125,6 +134,12 @@ class RedisBroker(InMemoryBroker):
             await self._send([self.outbox.get_nowait() for _ in range(self.outbox.qsize())])
         with contextlib.suppress(Exception):
             await self.pubsub.aclose()  # type: ignore[no-untyped-call]
+
+    def _reconnected(self, _connection: Any) -> None:
+        log.warning("Redis pub/sub connected again")
+        self.connected = True
+        if self.on_reconnect is not None:
+            asyncio.get_running_loop().call_soon(self.on_reconnect)
 
     def publish(self, topic: str, message: Any) -> None:
         self.publish_local(topic, message)
@@ -169,7 +184,11 @@ class RedisBroker(InMemoryBroker):
             try:
                 message = await self.pubsub.get_message(timeout=1.0)
             except (ConnectionError, aioredis.ConnectionError, OSError):
-                log.warning("lost Redis pub/sub; reconnecting")
+                if self.connected:
+                    log.warning("lost Redis pub/sub; reconnecting")
+                    if self.on_disconnect is not None:
+                        self.on_disconnect()
+                self.connected = False
                 await asyncio.sleep(0.5)
                 continue
             if message is None or message["type"] != "message":

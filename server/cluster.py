@@ -1,51 +1,49 @@
-"""Several server processes sharing one Redis: table ownership, calls to the owner, takeovers.
+"""Several server processes sharing one database and one Redis: table ownership, calls to the
+owner, takeovers.
 
-Each process (a node) owns the tables created on it, by a lease in Redis that it renews every
-second; only the owner runs a table's actor and writes its kept log (``server.keeping``, fenced
-by the lease). A socket on any node reaches a table through ``Cluster.call``: the command goes to
-the owner over the broker and its answer comes back. Every node looks for kept tables whose
-lease ran out (their owner died or stopped) and takes them over, from the kept log. The lobby
-entries of all tables are shared through the broker and kept in a Redis hash for newcomers.
+Each process (a node) owns the tables created on it, by a lease in the database that it renews
+every beat (``server.ownership``); only the owner runs a table's actor and writes its kept game
+(``server.keeping``), fenced by the table's epoch. A node stops speaking for a table as soon as
+it is not sure of its lease any more (``Table.sure``), and every update carries the epoch, so
+that the gateways drop what a node that lost the table still sends. A socket on any node reaches
+a table through ``Cluster.call``: the command goes to the owner over the broker and its answer
+comes back. Every node looks for kept tables whose lease ran out (their owner died, stopped or
+froze) and takes them over, from the kept game. The lobby entries of all tables are shared
+through the broker and kept in a Redis hash for newcomers.
+
+Redis holds only what may be lost: the broker's messages, that hash and rate counters. After
+Redis comes back (restarted, even empty) every node writes its entries again and every socket
+watching another node's table gets a fresh snapshot, for the updates it may have missed.
 """
 
 from __future__ import annotations
 
 import asyncio
+import functools
 import itertools
 import json
 import logging
+import time
+from collections import OrderedDict
 from typing import TYPE_CHECKING, Any
 
 import redis.asyncio as aioredis
+from sqlalchemy.ext.asyncio import AsyncEngine
 
 from server.broker import RedisBroker
-from server.keeping import LIVE_SET, OWNER_KEY, RedisKeeper
+from server.keeping import Keeper
+from server.ownership import Leases
 from server.tables import TableError
 from server.tasks import cancel
 
 if TYPE_CHECKING:
     from server.lobby import Lobby
+    from server.tables import Table
 
 log = logging.getLogger("junqi")
 ENTRIES_KEY = "junqi:tables"  # hash: table id -> its lobby entry (JSON)
 CALL_SECONDS = 10.0  # how long a call waits for the owner's answer
 FIND_SECONDS = 8.0  # how long a call looks for an owner (a takeover takes a lease's time)
-
-# Renew the leases still ours; returns the (1-based) positions of those lost.
-_RENEW = """
-local lost = {}
-for i, key in ipairs(KEYS) do
-  if redis.call('GET', key) == ARGV[1] then redis.call('PEXPIRE', key, ARGV[2])
-  else table.insert(lost, i) end
-end
-return lost
-"""
-_RELEASE = """
-for _, key in ipairs(KEYS) do
-  if redis.call('GET', key) == ARGV[1] then redis.call('DEL', key) end
-end
-return 0
-"""
 
 
 def node_topic(node: str) -> str:
@@ -54,95 +52,136 @@ def node_topic(node: str) -> str:
 
 class Cluster:
     def __init__(
-        self, redis: aioredis.Redis, broker: RedisBroker, node: str, lease_seconds: float = 3.0
+        self,
+        redis: aioredis.Redis,
+        broker: RedisBroker,
+        node: str,
+        engine: AsyncEngine,
+        lease_seconds: float = 3.0,
     ) -> None:
         self.redis = redis
         self.broker = broker
         self.node = node
-        self.keeper = RedisKeeper(redis, node)
-        self.lease_ms = int(lease_seconds * 1000)
+        self.leases = Leases(engine, node, lease_seconds)
+        self.keeper = Keeper(engine, node, hold_seconds=lease_seconds / 3)
         self.beat = lease_seconds / 3  # renewals and takeover checks
+        self.owners: dict[str, str] = {}  # the node of each other table, as last read
         self.calls: dict[str, asyncio.Future[dict[str, Any]]] = {}
         self.call_ids = itertools.count()
         self.unsaved: dict[str, dict[str, Any] | None] = {}  # lobby entries to write
         self.tasks: list[asyncio.Task[None]] = []
         self.serving: set[asyncio.Task[None]] = set()
-        self._renew = redis.register_script(_RENEW)
-        self._release = redis.register_script(_RELEASE)
+        # when each call of the last CALL_SECONDS came, and its answer (None: under way), for a
+        # call asked again
+        self.served: OrderedDict[str, tuple[float, dict[str, Any] | None]] = OrderedDict()
 
     async def start(self, lobby: Lobby) -> None:
         self.lobby = lobby
+        self.broker.on_disconnect = self.disconnected
+        self.broker.on_reconnect = self.reconnected
         inbox = self.broker.subscribe(node_topic(self.node))
         await self.broker.subscribed(node_topic(self.node))
         saved = await self.redis.hgetall(ENTRIES_KEY)
         for table_id, entry in saved.items():
             lobby.entries.setdefault(str(table_id), json.loads(entry))
+        await self.leases.adopt_unowned()
         await self.take_over()  # what a stopped cluster left running goes on
         self.tasks = [
             asyncio.create_task(self._listen(inbox), name="cluster inbox"),
-            asyncio.create_task(self._keep_beating(), name="cluster beat"),
+            asyncio.create_task(self._every_beat(self.renew), name="cluster leases"),
+            asyncio.create_task(self._every_beat(self.take_over), name="cluster takeovers"),
+            asyncio.create_task(self._every_beat(self.save_entries), name="cluster entries"),
         ]
 
     async def close(self) -> None:
         """Give up every table at once, so that other nodes take the running games over."""
         await cancel(self.tasks)
-        await self.save_entries()
-        owned = [OWNER_KEY + table_id for table_id in self.lobby.tables]
-        if owned:
-            await self._release(owned, [self.node])
+        try:
+            await self.save_entries()
+        except Exception:  # Redis away: the others forget the entries once the leases lapse
+            log.exception("could not write the lobby entries")
+        await self.leases.hand_over(list(self.lobby.tables))
 
-    # --- ownership ----------------------------------------------------------------------------
-
-    async def claim(self, table_id: str) -> bool:
-        """Own ``table_id`` if nobody does."""
-        return bool(
-            await self.redis.set(OWNER_KEY + table_id, self.node, nx=True, px=self.lease_ms)
-        )
-
-    async def release(self, table_id: str) -> None:
-        """Give up ``table_id`` (it closed)."""
-        await self._release([OWNER_KEY + table_id], [self.node])
-
-    async def _keep_beating(self) -> None:
+    async def _every_beat(self, job: Any) -> None:
+        """Each job in a loop of its own: a slow Redis never holds up the renewal of a lease,
+        nor a long takeover the others."""
         while True:
             await asyncio.sleep(self.beat)
             try:
-                await self.renew()
-                await self.save_entries()
-                await self.take_over()
-            except Exception:  # Redis away for a moment: the next beat tries again
-                log.exception("cluster beat failed")
+                await job()
+            except aioredis.ConnectionError as error:  # Redis away: the next beat tries again
+                log.warning("cluster %s failed: %s", job.__name__, error)
+            except Exception:  # the database away for a moment, say: the next beat tries
+                log.exception("cluster %s failed", job.__name__)
+
+    # --- ownership ----------------------------------------------------------------------------
+
+    async def claim(self, table: Table) -> None:
+        """A lease on a new table."""
+        sent = time.monotonic()
+        table.epoch = await self.leases.claim(table.id)
+        table.lease_renewed(self.leases.sure_until(sent))
+
+    async def release(self, table_id: str) -> None:
+        """Give up ``table_id`` (it closed)."""
+        await self.leases.drop(table_id)
 
     async def renew(self) -> None:
-        ids = list(self.lobby.tables)
-        if not ids:
-            return
-        lost = await self._renew(
-            [OWNER_KEY + table_id for table_id in ids], [self.node, self.lease_ms]
-        )
-        for position in lost:
-            table = self.lobby.tables.get(ids[position - 1])
-            if table is not None:
-                log.warning("lease lost", extra={"table": table.id})
+        tables = dict(self.lobby.tables)
+        sent = time.monotonic()
+        held = await self.leases.renew(list(tables))
+        sure = self.leases.sure_until(sent)
+        for table_id, table in tables.items():
+            if held.get(table_id) == table.epoch:
+                table.lease_renewed(sure)
+            elif self.lobby.tables.get(table_id) is table:
+                log.warning("lease lost", extra={"table": table_id})
                 self.lobby.lost(table)
 
     async def take_over(self) -> None:
-        """Take over the kept tables nobody owns; forget the listed ones nobody owns."""
-        kept = await self.keeper.kept()
-        for table_id in kept:
-            if table_id not in self.lobby.tables and await self.claim(table_id):
-                await self.lobby.adopt(table_id)
-        others = [t for t in self.lobby.entries if t not in self.lobby.tables and t not in kept]
-        if others:
-            async with self.redis.pipeline(transaction=False) as pipe:
-                for table_id in others:
-                    pipe.exists(OWNER_KEY + table_id)
-                owned = await pipe.execute()
-            for table_id, exists in zip(others, owned, strict=True):
-                if not exists:  # its node stopped between games: the table is gone
-                    self.lobby.forget(table_id)
+        """Take over the kept tables whose lease ran out; forget the listed ones without a
+        lease (their node stopped between games)."""
+        listed = set(self.lobby.entries)  # before reading: each of those was claimed by then
+        holdings = await self.leases.holdings()
+        self.owners = {h.table_id: h.node for h in holdings if not h.lapsed}
+        gone = []
+        for holding in holdings:
+            if not holding.lapsed or holding.table_id in self.lobby.tables:
+                continue
+            if not holding.kept:
+                gone.append(holding.table_id)
+                continue
+            sent = time.monotonic()
+            epoch = await self.leases.take(holding.table_id)
+            if epoch is not None:
+                await self.lobby.adopt(holding.table_id, epoch, self.leases.sure_until(sent))
+        await self.leases.drop_lapsed(gone)
+        leased = {h.table_id for h in holdings}
+        for table_id in [*gone, *(listed - leased)]:
+            if table_id not in self.lobby.tables:
+                self.lobby.forget(table_id)
 
-    # --- lobby entries ------------------------------------------------------------------------
+    # --- Redis ------------------------------------------------------------------------------
+
+    def disconnected(self) -> None:
+        """The broker lost Redis: the players of this node's tables on other nodes hear
+        nothing, nor can they play, so the clocks stand still until it is back."""
+        for table in list(self.lobby.tables.values()):
+            table.spawn(functools.partial(table.hold_clocks, True))
+
+    def reconnected(self) -> None:
+        """The broker's connection to Redis came back (Redis may have restarted empty): the
+        clocks go on, the entries are written again, and the sockets here watching another
+        node's table get a fresh snapshot, for the updates lost meanwhile."""
+        for table in list(self.lobby.tables.values()):
+            table.spawn(functools.partial(table.hold_clocks, False))
+            self.lobby.changed(table)
+
+        for topic in list(self.broker.topics):
+            table_id = topic.removeprefix("table:")
+            if topic.startswith("table:") and table_id not in self.lobby.tables:
+                self.broker.publish_local(topic, {"table": table_id, "resync": True})
+        log.warning("Redis is back: lobby entries written again, sockets resynchronised")
 
     def keep_entry(self, table_id: str, entry: dict[str, Any] | None) -> None:
         self.unsaved[table_id] = entry
@@ -151,13 +190,17 @@ class Cluster:
         if not self.unsaved:
             return
         unsaved, self.unsaved = self.unsaved, {}
-        async with self.redis.pipeline(transaction=False) as pipe:
-            for table_id, entry in unsaved.items():
-                if entry is None:
-                    pipe.hdel(ENTRIES_KEY, table_id)
-                else:
-                    pipe.hset(ENTRIES_KEY, table_id, json.dumps(entry, ensure_ascii=False))
-            await pipe.execute()
+        try:
+            async with self.redis.pipeline(transaction=False) as pipe:
+                for table_id, entry in unsaved.items():
+                    if entry is None:
+                        pipe.hdel(ENTRIES_KEY, table_id)
+                    else:
+                        pipe.hset(ENTRIES_KEY, table_id, json.dumps(entry, ensure_ascii=False))
+                await pipe.execute()
+        except Exception:
+            self.unsaved = {**unsaved, **self.unsaved}  # the next beat writes them
+            raise
 
     # --- calls to a table's owner -------------------------------------------------------------
 
@@ -168,16 +211,24 @@ class Cluster:
         while loop.time() < give_up:
             table = self.lobby.tables.get(table_id)
             if table is not None:
-                return await table.run(command, args)
-            owner = await self.redis.get(OWNER_KEY + table_id)
-            if owner is None or owner == self.node:
-                live = await self.redis.sismember(LIVE_SET, table_id)
-                if owner is None and not live:
+                try:
+                    return await table.run(command, args)
+                except TableError as error:
+                    if error.code != "moved":
+                        raise
+                    await asyncio.sleep(self.beat / 2)  # not sure of its lease for a moment
+                    continue
+            owner = self.owners.get(table_id)
+            if owner is None:
+                leased, owner = await self.leases.owner(table_id)
+                if not leased:
                     raise TableError("no_table", f"no table {table_id!r}")
+            if owner is None or owner == self.node:
                 await asyncio.sleep(self.beat / 2)  # a takeover is under way
                 continue
-            answer = await self._ask(str(owner), table_id, command, args)
+            answer = await self._ask(owner, table_id, command, args)
             if answer.get("moved"):
+                self.owners.pop(table_id, None)
                 await asyncio.sleep(self.beat / 2)
                 continue
             if "error" in answer:
@@ -190,14 +241,22 @@ class Cluster:
     ) -> dict[str, Any]:
         call_id = f"{self.node}/{next(self.call_ids)}"
         answer = self.calls[call_id] = asyncio.get_running_loop().create_future()
-        request = {"call": call_id, "from": self.node, "table": table_id}
-        self.broker.publish(node_topic(owner), {**request, "command": command, "args": args})
+        request = {
+            "call": call_id,
+            "from": self.node,
+            "table": table_id,
+            "command": command,
+            "args": args,
+        }
         try:
             for _ in range(int(CALL_SECONDS / self.beat)):
+                # sent again at every beat without an answer: the request or its answer may
+                # have been lost (Redis away); the owner runs it once and repeats its answer
+                self.broker.publish(node_topic(owner), request)
                 done, _ = await asyncio.wait({answer}, timeout=self.beat)
                 if done:
                     return dict(answer.result())
-                if await self.redis.get(OWNER_KEY + table_id) != owner:
+                if (await self.leases.owner(table_id))[1] != owner:
                     # the owner died: the command never ran, or ran and was kept (then the
                     # new owner refuses it again as stale), so it goes to the new owner
                     return {"moved": True}
@@ -218,7 +277,15 @@ class Cluster:
                 task.add_done_callback(self.serving.discard)
 
     async def _serve(self, request: dict[str, Any]) -> None:
-        answer: dict[str, Any] = {"answer": request["call"]}
+        call, now = request["call"], time.monotonic()
+        if call in self.served:  # asked again: answered again, once it is done
+            if (answered := self.served[call][1]) is not None:
+                self.broker.publish(node_topic(request["from"]), answered)
+            return
+        while self.served and next(iter(self.served.values()))[0] < now - CALL_SECONDS:
+            self.served.popitem(last=False)  # its caller gave up
+        self.served[call] = now, None
+        answer: dict[str, Any] = {"answer": call}
         table = self.lobby.tables.get(request["table"])
         if table is None:
             answer["moved"] = True
@@ -226,8 +293,12 @@ class Cluster:
             try:
                 answer["value"] = await table.run(request["command"], request["args"])
             except TableError as error:
-                answer["error"] = [error.code, error.message]
+                if error.code == "moved":
+                    answer["moved"] = True
+                else:
+                    answer["error"] = [error.code, error.message]
             except Exception:
                 log.exception("table command failed", extra={"table": table.id})
                 answer["error"] = ["internal", "the command failed on the table's server"]
+        self.served[call] = now, answer
         self.broker.publish(node_topic(request["from"]), answer)

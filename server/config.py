@@ -62,8 +62,9 @@ class Settings(BaseSettings):
     redis_url: str | None = Field(
         default=None, validation_alias=AliasChoices("JUNQI_REDIS_URL", "REDIS_URL")
     )
-    lease_seconds: float = 3.0  # with Redis: a process owns its tables this long unless it
-    # renews (every third of it); a dead process's games move to another after about this long
+    lease_seconds: float = 3.0  # with Redis (a cluster): a process owns its tables this long
+    # unless it renews (every third of it, in the database); a dead or frozen process's games
+    # move to another after about this long
     token_hours: int = 24 * 7  # how long a login lasts
     rooms: list[RoomConfig] = Field(default_factory=default_rooms)
     web_dir: Path = REPO / "web"

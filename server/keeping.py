@@ -2,10 +2,11 @@
 
 A table is kept while its game runs, written before its players hear of a change: the table
 around the game (seats, ids, counters), the game record's header (rules, seed, start) once, then
-each action and each event appended as it comes, never rewritten. ``DatabaseKeeper`` keeps them in
-the database, for the embedded single-process default; ``RedisKeeper`` in Redis, and only while
-the writing process still owns the table, so that a process that lost its table to another can
-never write over the new owner's moves.
+each action and each event appended as it comes, never rewritten. ``Keeper`` keeps them in the
+database (``live_tables`` and ``live_log``), for one process and for a cluster alike: the
+database is the truth of every running game, Redis holds none of it. In a cluster each write is
+fenced by the table's epoch (``server.ownership``): a process that lost the table to another
+can never write over the new owner's moves, not even with a write it began before.
 """
 
 from __future__ import annotations
@@ -17,25 +18,20 @@ import json
 import logging
 import sqlite3
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
 
 import orjson
-import redis.asyncio as aioredis
-from sqlalchemy import bindparam, delete, insert, select, update
+from sqlalchemy import Select, bindparam, delete, insert, select, update
 from sqlalchemy.dialects.sqlite import dialect as sqlite_dialect
-from sqlalchemy.ext.asyncio import AsyncEngine
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 from sqlalchemy.sql.dml import UpdateBase
 
 import engine
 from engine import Event, GameState
 from server.db import sqlite_pragmas
-from server.models import LiveLogEntry, LiveTable
+from server.models import LiveLogEntry, LiveTable, TableOwner
 
 log = logging.getLogger("junqi")
-
-OWNER_KEY = "junqi:owner:"  # + table id: the process that owns the table (a lease)
-LIVE_SET = "junqi:live"  # ids of the kept tables
-KEPT_KEY = "junqi:kept:"  # + table id: a hash of "data" and "header"; lists ":actions", ":events"
 
 
 class LeaseLost(Exception):
@@ -55,30 +51,6 @@ class KeptTable:
     data: dict[str, Any]  # the table around the game (``Table.persist``)
     record: engine.GameRecord
     events: list[KeptEvent]  # the game's numbered events so far
-
-
-class Keeper(Protocol):
-    async def save(
-        self,
-        table_id: str,
-        data: dict[str, Any],
-        state: GameState,
-        saved_actions: int,
-        events: list[KeptEvent],
-    ) -> None:
-        """Keep the table: ``data``, the game in ``state`` (of which the first
-        ``saved_actions`` actions are kept already) and the ``events`` not kept yet; returns
-        once they are written."""
-
-    async def drop(self, table_id: str) -> None: ...
-
-    async def load(self, table_id: str) -> KeptTable | None: ...
-
-    async def kept(self) -> list[str]:
-        """The ids of every kept table."""
-
-    async def close(self) -> None:
-        """Finish the writes under way."""
 
 
 def header(state: GameState) -> str:
@@ -153,13 +125,20 @@ class _Unwritten:
     data: str = ""
     header: str | None = None  # a new game: its header, and the old game's log goes
     rows: list[dict[str, Any]] = field(default_factory=list)
+    epoch: int = 0  # the writer's epoch of the table (in a cluster)
+    waiting: list[asyncio.Future[None]] = field(default_factory=list)  # its saves
 
 
-class DatabaseKeeper:
+class Keeper:
     """Kept tables in the database (``live_tables`` and ``live_log``). Saves made while a write is
     under way go together in the next one (group commit): one transaction for every table that
     moved meanwhile, each caller still answered only once its save is written. SQLAlchemy's
     core, not its sessions: this runs for every move.
+
+    With ``node`` (a cluster), the transaction first reads (and locks) the leases of its tables
+    (``table_owners``): a table this node no longer holds at the epoch it writes with is left
+    out of the write, and its saves raise ``LeaseLost``. A takeover, which bumps the epoch, waits
+    for a write under way and is seen by every later one.
 
     SQLite (the embedded default) is written through ``sqlite3`` itself, in the event loop's
     thread: a write of a few rows takes a fraction of a millisecond, while handing it to a
@@ -172,9 +151,17 @@ class DatabaseKeeper:
     about as often as SQLite itself would)."""
 
     def __init__(
-        self, engine: AsyncEngine, checkpoint_every: int = 250, restart_frames: int = 10_000
+        self,
+        engine: AsyncEngine,
+        node: str | None = None,
+        hold_seconds: float = 1.0,
+        checkpoint_every: int = 250,
+        restart_frames: int = 10_000,
     ) -> None:
         self.engine = engine
+        self.node = node
+        self.hold_seconds = hold_seconds  # in a cluster on PostgreSQL: the longest a write
+        # may idle with the leases locked (less than a lease)
         self.sqlite: sqlite3.Connection | None = None
         self.database = ""  # SQLite's file
         self.checkpoint_every = checkpoint_every
@@ -196,7 +183,6 @@ class DatabaseKeeper:
             if path != ":memory:":
                 self.database = path
         self.unwritten: dict[str, _Unwritten] = {}
-        self.waiting: list[asyncio.Future[None]] = []
         self.writer: asyncio.Task[None] | None = None
 
     async def save(
@@ -206,9 +192,14 @@ class DatabaseKeeper:
         state: GameState,
         saved_actions: int,
         events: list[KeptEvent],
+        epoch: int = 0,
     ) -> None:
+        """Keep the table: ``data``, the game in ``state`` (of which the first
+        ``saved_actions`` actions are kept already) and the ``events`` not kept yet; returns
+        once they are written, raises ``LeaseLost`` if this node no longer holds the table
+        at ``epoch`` (in a cluster)."""
         unwritten = self.unwritten.setdefault(table_id, _Unwritten())
-        unwritten.data = as_json(data)
+        unwritten.data, unwritten.epoch = as_json(data), epoch
         if saved_actions == 0:
             unwritten.header, unwritten.rows = header(state), []
         actions = enumerate(new_actions(state, saved_actions), start=saved_actions)
@@ -219,7 +210,7 @@ class DatabaseKeeper:
             {"table_id": table_id, "kind": "event", "n": seq, "body": body} for seq, body in events
         ]
         written = asyncio.get_running_loop().create_future()
-        self.waiting.append(written)
+        unwritten.waiting.append(written)
         if self.writer is None or self.writer.done():
             self.writer = asyncio.create_task(self._write())
         await written
@@ -227,31 +218,63 @@ class DatabaseKeeper:
     async def _write(self) -> None:
         while self.unwritten:
             unwritten, self.unwritten = self.unwritten, {}
-            waiting, self.waiting = self.waiting, []
-            statements = self._statements(unwritten)
             try:
                 if self.sqlite is not None:
                     try:
-                        self._write_sqlite(statements)
+                        refused = self._write_sqlite(unwritten)
                     except sqlite3.OperationalError as error:
                         if "locked" not in str(error):
                             raise
-                        await asyncio.to_thread(self._write_sqlite, statements, 5.0)
+                        refused = await asyncio.to_thread(self._write_sqlite, unwritten, 5.0)
                     self._checkpoint_if_due()
                 else:
                     async with self.engine.begin() as connection:
-                        for statement, rows in statements:
+                        refused = await self._fence(connection, unwritten)
+                        for statement, rows in self._statements(unwritten, refused):
                             await connection.execute(statement, rows)
             except Exception as error:  # every save in it failed: its table says so
-                for written in waiting:
-                    written.set_exception(error)
+                for table in unwritten.values():
+                    for written in table.waiting:
+                        written.set_exception(error)
             else:
-                for written in waiting:
-                    written.set_result(None)
+                for table_id, table in unwritten.items():
+                    for written in table.waiting:
+                        if table_id in refused:
+                            written.set_exception(LeaseLost(table_id))
+                        else:
+                            written.set_result(None)
 
-    def _write_sqlite(self, statements: list[Statement], wait: float = 0.0) -> None:
-        """One transaction; ``wait``: how long to wait for the database's lock (seconds;
-        the connection waits for none otherwise)."""
+    async def _fence(
+        self, connection: AsyncConnection, unwritten: dict[str, _Unwritten]
+    ) -> set[str]:
+        """In a cluster, lock the leases of the tables about to be written (a takeover waits
+        for this transaction) and return those held by another process or at another epoch."""
+        if self.node is None:
+            return set()
+        # a process that froze inside this transaction must not hold a takeover up for long:
+        # the database ends the transaction (and its locks) once it idles that long
+        if connection.dialect.name == "postgresql":
+            hold = int(self.hold_seconds * 1000)
+            await connection.exec_driver_sql(
+                f"SET LOCAL idle_in_transaction_session_timeout = {hold}"
+            )
+        held = await connection.execute(self._leases(list(unwritten)).with_for_update())
+        return self._refused(unwritten, {row.table_id: row.epoch for row in held})
+
+    def _leases(self, table_ids: list[str]) -> Select[str, int]:
+        """The epochs of the tables this node holds among ``table_ids``."""
+        return select(TableOwner.table_id, TableOwner.epoch).where(
+            TableOwner.node == self.node, TableOwner.table_id.in_(table_ids)
+        )
+
+    @staticmethod
+    def _refused(unwritten: dict[str, _Unwritten], held: dict[str, int]) -> set[str]:
+        """The tables whose writer's epoch is not the one this node holds them at."""
+        return {table_id for table_id, t in unwritten.items() if held.get(table_id) != t.epoch}
+
+    def _write_sqlite(self, unwritten: dict[str, _Unwritten], wait: float = 0.0) -> set[str]:
+        """One transaction; returns the tables fenced out of it. ``wait``: how long to wait
+        for the database's lock (seconds; the connection waits for none otherwise)."""
         connection = self.sqlite
         assert connection is not None
         if wait:
@@ -259,7 +282,15 @@ class DatabaseKeeper:
         try:
             connection.execute("BEGIN IMMEDIATE")  # the lock now, or the error at once
             try:
-                for statement, rows in statements:
+                refused: set[str] = set()
+                if self.node is not None:
+                    query = self._leases(list(unwritten)).compile(
+                        dialect=sqlite_dialect(paramstyle="named"),
+                        compile_kwargs={"render_postcompile": True},
+                    )
+                    held = connection.execute(str(query), query.params).fetchall()
+                    refused = self._refused(unwritten, dict(held))
+                for statement, rows in self._statements(unwritten, refused):
                     connection.executemany(_sqlite_text(statement), rows)
             except BaseException:
                 connection.execute("ROLLBACK")
@@ -268,6 +299,7 @@ class DatabaseKeeper:
         finally:
             if wait:
                 connection.execute("PRAGMA busy_timeout=0")
+        return refused
 
     def _checkpoint_if_due(self) -> None:
         self.unchecked += 1
@@ -297,15 +329,13 @@ class DatabaseKeeper:
             self.checkpoints += 1
 
     @staticmethod
-    def _statements(unwritten: dict[str, _Unwritten]) -> list[Statement]:
-        """The statements of one write, each with its rows."""
-        new = [(table_id, t) for table_id, t in unwritten.items() if t.header is not None]
-        going_on = [
-            {"key": table_id, "data": t.data}
-            for table_id, t in unwritten.items()
-            if t.header is None
-        ]
-        rows = [row for t in unwritten.values() for row in t.rows]
+    def _statements(unwritten: dict[str, _Unwritten], refused: set[str]) -> list[Statement]:
+        """The statements of one write, each with its rows, leaving the ``refused`` tables
+        out."""
+        written = [(table_id, t) for table_id, t in unwritten.items() if table_id not in refused]
+        new = [(table_id, t) for table_id, t in written if t.header is not None]
+        going_on = [{"key": i, "data": t.data} for i, t in written if t.header is None]
+        rows = [row for _, t in written for row in t.rows]
         statements: list[Statement] = []
         if new:  # a new game at the table: its old log goes
             keys = [{"key": table_id} for table_id, _ in new]
@@ -320,11 +350,17 @@ class DatabaseKeeper:
             statements.append((_APPEND, rows))
         return statements
 
-    async def drop(self, table_id: str) -> None:
-        self.unwritten.pop(table_id, None)
+    async def drop(self, table_id: str, epoch: int = 0) -> None:
+        """Forget a kept table (its game ended); in a cluster only while this node holds it at
+        ``epoch``, else it raises ``LeaseLost`` and the new owner's game stays."""
+        unwritten = self.unwritten.pop(table_id, None)
+        for written in unwritten.waiting if unwritten else ():
+            written.set_result(None)  # the game is over: nothing of it is kept any more
         if self.writer is not None and not self.writer.done():
             await asyncio.shield(self.writer)  # a write under way must not outlive the drop
         async with self.engine.begin() as connection:
+            if await self._fence(connection, {table_id: _Unwritten(epoch=epoch)}):
+                raise LeaseLost(table_id)
             await connection.execute(delete(LiveLogEntry).where(LiveLogEntry.table_id == table_id))
             await connection.execute(delete(LiveTable).where(LiveTable.id == table_id))
 
@@ -361,86 +397,3 @@ class DatabaseKeeper:
             self.checkpointer.close()
         if self.sqlite is not None:
             self.sqlite.close()
-
-
-# Appends to the kept log of a table, only if this process owns it (its lease).
-# KEYS: owner, kept hash, actions list, events list, live set.
-# ARGV: node, table id, data, header ('' unless the game is new), number of actions, the actions,
-# then the events.
-_SAVE = """
-if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
-if ARGV[4] ~= '' then
-  redis.call('DEL', KEYS[3], KEYS[4])
-  redis.call('HSET', KEYS[2], 'header', ARGV[4])
-end
-redis.call('HSET', KEYS[2], 'data', ARGV[3])
-local actions = tonumber(ARGV[5])
-for i = 6, 5 + actions do redis.call('RPUSH', KEYS[3], ARGV[i]) end
-for i = 6 + actions, #ARGV do redis.call('RPUSH', KEYS[4], ARGV[i]) end
-redis.call('SADD', KEYS[5], ARGV[2])
-return 1
-"""
-
-_DROP = """
-if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
-redis.call('DEL', KEYS[2], KEYS[3], KEYS[4])
-redis.call('SREM', KEYS[5], ARGV[2])
-return 1
-"""
-
-
-class RedisKeeper:
-    """Kept tables in Redis, written only under the table's lease held by ``node``."""
-
-    def __init__(self, redis: aioredis.Redis, node: str) -> None:
-        self.redis = redis  # decoding responses
-        self.node = node
-        self._save = redis.register_script(_SAVE)
-        self._drop = redis.register_script(_DROP)
-
-    @staticmethod
-    def keys(table_id: str) -> list[str]:
-        kept = KEPT_KEY + table_id
-        return [OWNER_KEY + table_id, kept, kept + ":actions", kept + ":events", LIVE_SET]
-
-    async def save(
-        self,
-        table_id: str,
-        data: dict[str, Any],
-        state: GameState,
-        saved_actions: int,
-        events: list[KeptEvent],
-    ) -> None:
-        head = header(state) if saved_actions == 0 else ""
-        actions = new_actions(state, saved_actions)
-        kept_events = [as_json([seq, body]) for seq, body in events]
-        args: list[str | int] = [
-            self.node,
-            table_id,
-            as_json(data),
-            head,
-            len(actions),
-        ]
-        if not await self._save(self.keys(table_id), [*args, *actions, *kept_events]):
-            raise LeaseLost(table_id)
-
-    async def drop(self, table_id: str) -> None:
-        await self._drop(self.keys(table_id), [self.node, table_id])
-
-    async def load(self, table_id: str) -> KeptTable | None:
-        _, kept, actions_key, events_key, _ = self.keys(table_id)
-        async with self.redis.pipeline(transaction=True) as pipe:
-            pipe.hmget(kept, ["data", "header"])
-            pipe.lrange(actions_key, 0, -1)
-            pipe.lrange(events_key, 0, -1)
-            (data, head), actions, events = await pipe.execute()
-        if data is None or head is None:
-            return None
-        numbered = [(seq, event) for seq, event in map(json.loads, events)]
-        return rebuilt(table_id, data, head, actions, numbered)
-
-    async def kept(self) -> list[str]:
-        return sorted(str(m) for m in await self.redis.smembers(LIVE_SET))
-
-    async def close(self) -> None:
-        """Nothing to finish: each save is written before it returns."""

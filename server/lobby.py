@@ -18,7 +18,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from engine import VARIANTS, EngineError, MalformedInput, get_board, get_variant
 from server.broker import InMemoryBroker, Subscription
 from server.config import RoomConfig
-from server.keeping import DatabaseKeeper, Keeper, Unreadable
+from server.keeping import Keeper, Unreadable
 from server.models import Room, User
 from server.observability import Metrics
 from server.store import Store
@@ -105,7 +105,7 @@ class Lobby:
         self.store = store
         self.cluster = cluster
         self.policy = policy or TablePolicy()
-        self.keeper: Keeper = DatabaseKeeper(store.engine) if cluster is None else cluster.keeper
+        self.keeper = Keeper(store.engine) if cluster is None else cluster.keeper
         self.services = Services(
             broker, store, self.keeper, self.changed, self.lost, think, metrics, self.policy
         )
@@ -183,7 +183,7 @@ class Lobby:
         if creator is not None:
             table.creator, table.creator_name = creator
         if self.cluster is not None:
-            await self.cluster.claim(table.id)
+            await self.cluster.claim(table)
         self.tables[table.id] = table
         table.start()
         self.changed(table)
@@ -233,8 +233,9 @@ class Lobby:
             self.forget(table.id)
             log.info("table closed", extra={"table": table.id})
 
-    async def adopt(self, table_id: str) -> None:
-        """Take over a kept table: after a restart, or from a process that died."""
+    async def adopt(self, table_id: str, epoch: int = 0, sure_until: float | None = None) -> None:
+        """Take over a kept table: after a restart, or from a process that died (in a cluster
+        at ``epoch``, its lease sure until ``sure_until``, monotonic)."""
         kept = None
         try:
             kept = await self.keeper.load(table_id)
@@ -242,30 +243,36 @@ class Lobby:
                 return
             room = RoomConfig.model_validate(kept.data["room"])
             table = Table(table_id, room, self.services, kept.data.get("changes"))
+            table.epoch, table.lease_until = epoch, sure_until
             saved_at = table.restore(kept)
         except (EngineError, KeyError, TypeError, ValueError) as error:
             # a record this version cannot replay: the server must start all the same
             log.exception("table %s could not be taken back; its game is aborted", table_id)
             data = error.data if isinstance(error, Unreadable) else kept.data if kept else {}
-            await self.abort(table_id, data)
+            await self.abort(table_id, data, epoch)
             return
         self.tables[table.id] = table
         table.start()
-        await table.call(functools.partial(table.resume_after_restart, saved_at))
+        if table.in_game:
+            await table.call(functools.partial(table.resume_after_restart, saved_at))
+        else:  # its end was kept, not yet stored: it is stored now (``Store`` does it once)
+            await table.call(table.finish_game)
         self.changed(table)
-        # sockets watching it from other processes open it again on the new owner
-        self.broker.publish(f"table:{table.id}", {"table": table.id, "moved": True})
+        # every socket watching it, here and on other processes, opens it again here
+        self.broker.publish(f"table:{table.id}", {"table": table.id, "moved": True, "epoch": epoch})
         if self.metrics is not None:
             self.metrics.takeovers.inc()
         log.info("table taken over", extra={"table": table.id, "game": table.game_id})
 
-    async def abort(self, table_id: str, data: Any) -> None:
+    async def abort(self, table_id: str, data: Any, epoch: int = 0) -> None:
         """A kept table that cannot be taken back (``data``: what was kept around its game):
         the game ends unscored (``aborted``), never left running; those watching it hear so,
         and a metric counts it."""
         if isinstance(data, dict) and isinstance(data.get("game_id"), str):
             await self.store.game_unscored(data["game_id"], "aborted")
-        await self.keeper.drop(table_id)
+        await self.keeper.drop(table_id, epoch)
+        if self.cluster is not None:
+            await self.cluster.release(table_id)
         self.broker.publish(f"table:{table_id}", {"table": table_id, "closed": True, "why": "lost"})
         self.forget(table_id)
         if self.metrics is not None:
@@ -280,12 +287,12 @@ class Lobby:
 
     async def run(self, table_id: str, command: str, **args: Any) -> dict[str, Any]:
         """Run a table command (``Table.run``) on the table, in whichever process runs it."""
+        if self.cluster is not None:  # here or not, it may be moving: the cluster looks
+            return await self.cluster.call(table_id, command, args)
         table = self.tables.get(table_id)
-        if table is not None:
-            return await table.run(command, args)
-        if self.cluster is None:
+        if table is None:
             raise TableError("no_table", f"no table {table_id!r}")
-        return await self.cluster.call(table_id, command, args)
+        return await table.run(command, args)
 
     def seat_of(self, table_id: str, user_id: int) -> int | None:
         """The user's seat at a table, as the lobby last heard."""
@@ -301,7 +308,10 @@ class Lobby:
     # --- the listing --------------------------------------------------------------------------
 
     def changed(self, table: Table) -> None:
-        """A table's listing changed: every process hears of it."""
+        """A table's listing changed: every process hears of it (unless this process may have
+        lost the table: ``Table.regained`` sends it once it is sure again)."""
+        if not table.sure():
+            return
         entry = table.entry()
         self.entries[table.id] = entry
         self.broker.publish(TABLES_TOPIC, {"table": table.id, "entry": entry})

@@ -6,7 +6,16 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import DateTime, ForeignKey, Integer, String, Text, UniqueConstraint, false
+from sqlalchemy import (
+    DateTime,
+    Double,
+    ForeignKey,
+    Integer,
+    String,
+    Text,
+    UniqueConstraint,
+    false,
+)
 from sqlalchemy.engine.default import DefaultExecutionContext
 from sqlalchemy.orm import Mapped, mapped_column
 
@@ -189,6 +198,20 @@ class LiveTable(Base):
     data: Mapped[str] = mapped_column(Text)  # the table around the game, JSON
     # the game's engine.GameRecord JSON without the actions after the start (in live_log)
     record: Mapped[str] = mapped_column(Text)
+
+
+class TableOwner(Base):
+    """Which process (node) runs a table of a cluster, until when, and its epoch: bumped at
+    every takeover, so that a write of a process that lost the table fails
+    (``server.ownership``)."""
+
+    __tablename__ = "table_owners"
+
+    table_id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    node: Mapped[str] = mapped_column(String(64), index=True)
+    epoch: Mapped[int] = mapped_column(Integer)
+    # the lease's end, in seconds since 1970 by the database's clock (one clock for all nodes)
+    expires: Mapped[float] = mapped_column(Double)
 
 
 class LiveLogEntry(Base):

@@ -21,6 +21,7 @@ import asyncio
 import contextlib
 import functools
 import time
+import uuid
 from collections import Counter
 from collections.abc import Mapping
 from datetime import UTC, datetime
@@ -220,8 +221,9 @@ class Connection:
         self.following: set[str] = set()  # topics
         self.watching: set[str] = set()
         self.seen: dict[str, int] = {}  # table id -> the last event number passed on
-        # table id -> the number of the last update passed on, and whose view it was
-        self.updates: dict[str, tuple[int, str]] = {}
+        self.id = uuid.uuid4().hex  # how the tables it watches tell it from the user's others
+        # table id -> the epoch and number of the last update passed on, and whose view it was
+        self.updates: dict[str, tuple[int, int, str]] = {}
         self.opening: dict[str, asyncio.Event] = {}  # tables whose snapshot is on its way
         # chat lines per user, shared by all of the user's sockets
         self.limits: RateLimits = ws.app.state.limits
@@ -391,18 +393,18 @@ class Connection:
             return {"version": done["version"]}
         return None
 
-    async def open_table(self, table_id: str, since: int | None, again: bool = False) -> int:
+    async def open_table(self, table_id: str, since: int | None) -> int:
         """Watch a table: a snapshot now (plus the events missed since ``since``), then every
-        update as it happens; returns the table's version in the snapshot. ``again``: the
-        table moved to another process, which must count this socket anew."""
-        first = again or table_id not in self.watching
+        update as it happens; returns the table's version in the snapshot. Once more when
+        the table moved to another process (which counts this socket anew), or this socket
+        may have missed updates."""
         opened = self.opening[table_id] = asyncio.Event()  # updates wait for the snapshot
         try:
             await self.follow(f"table:{table_id}", functools.partial(self.table_update, table_id))
             await self.follow(f"chat:{table_id}", self.chat_message)
             try:
                 ran = await self.lobby.run(
-                    table_id, "open_for", user_id=self.user.id, first=first, since=since
+                    table_id, "open_for", user_id=self.user.id, socket=self.id, since=since
                 )
             except TableError:
                 if table_id not in self.watching:
@@ -411,9 +413,12 @@ class Connection:
                 raise
             self.watching.add(table_id)
             message = ran["result"]
-            self.updates[table_id] = message.pop("update"), viewer_key(message["snapshot"]["you"])
-            self.seen[table_id] = message["snapshot"]["seq"]
-            await self.send(message)
+            epoch, have = message["epoch"], self.updates.get(table_id)
+            if have is None or epoch >= have[0]:  # else a process that lost the table answered
+                key = viewer_key(message["snapshot"]["you"])
+                self.updates[table_id] = epoch, message.pop("update"), key
+                self.seen[table_id] = message["snapshot"]["seq"]
+                await self.send(message)
         finally:
             opened.set()
             if self.opening.get(table_id) is opened:
@@ -434,7 +439,7 @@ class Connection:
         if not self.stop_watching(table_id):
             return
         with contextlib.suppress(TableError):  # a table gone, or moving, counts us no more
-            await self.lobby.run(table_id, "close_for", user_id=self.user.id)
+            await self.lobby.run(table_id, "close_for", user_id=self.user.id, socket=self.id)
 
     async def table_update(self, table_id: str, update: dict[str, Any]) -> None:
         if update.get("closed"):  # nobody sat at it for a while, or its game was lost
@@ -442,27 +447,31 @@ class Connection:
                 why = update.get("why", "idle")
                 await self.send({"type": "closed", "table": table_id, "why": why})
             return
-        if update.get("moved"):
-            if table_id in self.watching:
-                with contextlib.suppress(TableError):
-                    await self.open_table(table_id, self.seen.get(table_id), again=True)
-            return
         opening = self.opening.get(table_id)
         if opening is not None:
             await opening.wait()
-        number = update["update"]
         have = self.updates.get(table_id)
-        if have is None or number <= have[0]:
-            return  # not watched (any more), or already in the snapshot this socket got
+        if have is None:
+            return  # not watched (any more)
+        epoch = update.get("epoch", have[0])
+        # "moved": a new owner took the table over; "resync": Redis was away, and updates
+        # with it; an update of a newer epoch: the new owner's, whose "moved" was lost
+        if update.get("resync") or epoch > have[0]:
+            with contextlib.suppress(TableError):
+                await self.open_table(table_id, self.seen.get(table_id))
+            return
+        number = update.get("update")
+        if epoch < have[0] or number is None or number <= have[1]:
+            return  # from a process that lost the table, or already in this socket's snapshot
         key = viewer_key(update["players"].get(str(self.user.id)))
-        if update["patch"] and (number - 1 > have[0] or key != have[1]):
+        if update["patch"] and (number - 1 > have[1] or key != have[2]):
             # a patch on an update this socket missed, or on another viewer's snapshot
             with contextlib.suppress(TableError):
                 await self.open_table(table_id, self.seen.get(table_id))
             return
         text = update["views"].get(key)
         if text is not None:  # None: sent before the table knew of this socket
-            self.updates[table_id] = number, key
+            self.updates[table_id] = epoch, number, key
             self.seen[table_id] = update["seq"]
             await self.send_text(text)
 

@@ -95,7 +95,8 @@ class Store:
             multiplier = stake if state.result.points_unit == PointsUnit.STAKE else 1
             points = [r.points * multiplier if rated else 0 for r in state.result.seats]
             game = await session.get(Game, game_id)
-            if game is None:
+            if game is None or game.status != "playing":  # ended already (by another process
+                # that had the table before: only once)
                 return Scored(points, stake)
             game.status = "finished"
             game.seed = state.seed

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import inspect
 import logging
 import secrets
@@ -208,7 +209,7 @@ class Table:
         self.last_points: list[int] = []
         self.scoring: dict[str, Any] | None = None  # how the last game was scored
         self.sent: Sent | None = None  # what the last update showed
-        self.watchers: dict[int, int] = {}  # user id -> sockets watching this table
+        self.watchers: dict[int, set[str]] = {}  # user id -> the sockets watching this table
         self.swaps: dict[int, int] = {}  # seat -> the seat it asked to swap with
         self.inbox: asyncio.Queue[tuple[Callable[[], Awaitable[Any]], asyncio.Future[Any]]] = (
             asyncio.Queue()
@@ -224,6 +225,13 @@ class Table:
         self.stood_in: set[int] = set()  # seats a bot played for in this game
         self.quick = False  # a table of play now (马上开始)
         self.idle_since: float | None = time.time()  # nobody seated and no game on, since
+        # in a cluster (``server.cluster``): the table's epoch, and until when (monotonic) this
+        # process is sure of its lease on it; None: one process, always sure
+        self.epoch = 0
+        self.lease_until: float | None = None
+        self.acted_at = 0.0  # when the last action was applied
+        self.clocks_held = False  # paused for the platform's fault (``hold_clocks``)
+        self.heard: dict[int, float] = {}  # user id -> when a command of theirs last came
 
     # --- the actor ----------------------------------------------------------------------------
 
@@ -254,6 +262,10 @@ class Table:
         and the table's version after it."""
         if command not in COMMANDS:
             raise TableError("bad_command", f"no table command {command!r}")
+        if not self.sure():  # it may be another process's table by now: the caller looks again
+            raise TableError("moved", "the table may be moving to another server; try again")
+        if "user_id" in args and command not in ("close_for", "snapshot"):
+            self.heard[args["user_id"]] = time.time()
 
         async def execute() -> Any:
             result = getattr(self, command)(**args)
@@ -302,8 +314,8 @@ class Table:
         runs after every move). A timer due earlier stays: it ticks for nothing and sets the
         next one, which is cheaper than moving it after every move."""
         due = self.next_deadline()
-        if due is None or (self.alarm is not None and self.alarm_at <= due):
-            return
+        if due is None or (self.alarm is not None and self.alarm_at <= due) or not self.sure():
+            return  # not sure of the lease: the renewal sets it again (``lease_renewed``)
         if self.alarm is not None:
             self.alarm.cancel()
         self.alarm_at = due
@@ -321,6 +333,64 @@ class Table:
         error = None if ticked.cancelled() else ticked.exception()
         if error is not None and not isinstance(error, TableError):  # TableError: it stopped
             log.error("the clock failed", exc_info=error, extra={"table": self.id})
+
+    # --- the lease (in a cluster) ---------------------------------------------------------------
+
+    def sure(self) -> bool:
+        """Whether this process is sure to own the table now: only then does it speak for it
+        (updates, clock decisions); else another process may have taken it over."""
+        return self.lease_until is None or time.monotonic() < self.lease_until
+
+    def lease_renewed(self, until: float) -> None:
+        """The lease holds until ``until`` (monotonic). If it had lapsed meanwhile (this
+        process froze, or the database was slow), the table catches up (``regained``)."""
+        lapsed = None if self.sure() else self.lease_until
+        self.lease_until = until if self.lease_until is None else max(self.lease_until, until)
+        if lapsed is not None and not self.stopped:
+            since = time.time() - (time.monotonic() - lapsed)
+            self.spawn(functools.partial(self.regained, since))
+
+    def spawn(self, command: Callable[[], Awaitable[Any]]) -> None:
+        """Run ``command`` in the actor, without waiting for it (nor for its failure: a table
+        that stopped meanwhile, say)."""
+        task = asyncio.create_task(self.call(command))
+        task.add_done_callback(self._spawned)
+
+    def _spawned(self, task: asyncio.Task[Any]) -> None:
+        error = None if task.cancelled() else task.exception()
+        if error is not None and not isinstance(error, TableError):  # TableError: it stopped
+            log.error("a table command failed", exc_info=error, extra={"table": self.id})
+
+    async def regained(self, since: float) -> None:
+        """Sure of the lease again after it lapsed at ``since``: the clocks and the graces stood
+        still meanwhile, as nobody could be told anything (a pause and a resume, so the
+        record keeps it); the updates held back go out after this command."""
+        since = max(since, self.acted_at)
+        stalled = time.time() - since
+        state = self.state
+        if stalled > 0:
+            for info in self.seats:
+                if info.away_until is not None:
+                    info.away_until += stalled
+            if state is not None and state.phase == Phase.PLAYING and state.paused_since is None:
+                await self.apply(engine.Pause(now=since))
+                await self.apply(engine.Resume(now=time.time()))
+        self.services.on_change(self)  # the lobby's entry, held back meanwhile too
+        log.warning("lease regained", extra={"table": self.id, "stalled": round(stalled, 3)})
+
+    async def hold_clocks(self, hold: bool) -> None:
+        """Some players cannot be reached (Redis, between the processes, is away): the clocks
+        stand still (``hold``) until they can again: a pause and a resume, in the record."""
+        state = self.state
+        if state is None or state.phase != Phase.PLAYING:
+            self.clocks_held = False
+        elif hold and state.paused_since is None:
+            await self.apply(engine.Pause(now=time.time()))
+            self.clocks_held = True
+        elif not hold and self.clocks_held:
+            self.clocks_held = False
+            if state.paused_since is not None:
+                await self.apply(engine.Resume(now=time.time()))
 
     def next_deadline(self) -> float | None:
         times = [s.away_until for s in self.seats if s.away_until is not None]
@@ -522,6 +592,11 @@ class Table:
         assert self.state.result is not None
         details = {"game_id": self.game_id, "by": by, "reason": reason}
         self.record([Event("dissolved", {**details, "result": self.state.result.to_dict()})])
+        try:
+            await self.persist()  # as for a move: only the table's owner ends its game
+        except Exception as error:
+            self.lost_if_taken(error)
+            log.exception("a dissolved game could not be kept", extra={"table": self.id})
         await self.finish_game()
         return self.game_id
 
@@ -549,7 +624,9 @@ class Table:
             "saved_at": time.time(),
         }
         unsaved = list(enumerate(self.log[self.saved_events :], self.log_start + self.saved_events))
-        await self.services.keeper.save(self.id, data, self.state, self.saved_actions, unsaved)
+        await self.services.keeper.save(
+            self.id, data, self.state, self.saved_actions, unsaved, self.epoch
+        )
         self.saved_actions, self.saved_events = len(self.state.log), len(self.log)
 
     def restore(self, kept: KeptTable) -> float:
@@ -586,7 +663,7 @@ class Table:
             await self.apply(engine.Resume(now=time.time(), bonus=RESTART_GRACE))
         for info in self.seats:
             if info.user_id is not None and not info.bot:
-                await self.connection_changed(info.user_id, 0)
+                await self.connection_changed(info.user_id)
 
     async def act(self, user_id: int, version: int, action: dict[str, Any]) -> None:
         seat = self.seat_of(user_id)
@@ -614,14 +691,22 @@ class Table:
             raise TableError("malformed", str(error)) from None
         await self.apply(parsed)
 
-    async def connection_changed(self, user_id: int, delta: int) -> None:
-        """A socket of a user started (+1) or stopped (-1) watching this table; a seated player
-        with no socket left during a game gets the grace period to come back (in 三打一 play
-        pauses meanwhile)."""
-        before = self.watchers.pop(user_id, 0)
-        watching = max(0, before + delta)
-        if watching:
-            self.watchers[user_id] = watching
+    async def connection_changed(
+        self, user_id: int, socket: str | None = None, opened: bool = False
+    ) -> None:
+        """A ``socket`` of a user opened this table or closed it (none: only see where the user
+        stands); a seated player with no socket left during a game gets the grace period to
+        come back (in 三打一 play pauses meanwhile). A socket that opens the table again
+        counts once."""
+        sockets = self.watchers.pop(user_id, set())
+        before = len(sockets)
+        if socket is not None:
+            (sockets.add if opened else sockets.discard)(socket)
+        watching = len(sockets)
+        if sockets:
+            self.watchers[user_id] = sockets
+        if socket is not None and watching == before:
+            return  # opened again, or closed again: nothing changed
         seat = self.seat_of(user_id)
         if seat is None:
             if bool(before) != bool(watching):
@@ -661,9 +746,18 @@ class Table:
             await self.apply(engine.Resume(now=time.time()))
 
     async def _tick(self) -> None:
+        if not self.sure():  # no verdict of the clock while the table may be another's
+            return
         now = time.time()
+        grace = self.rules["disconnect_grace_seconds"]
         for seat, info in enumerate(self.seats):
             if info.away_until is not None and now >= info.away_until:
+                heard = self.heard.get(info.user_id or 0, 0.0)
+                if self.in_game and now - heard < grace:
+                    # a socket of theirs spoke lately, though none watches here (a socket
+                    # that missed a takeover, say): never an escape for that
+                    info.away_until = heard + grace
+                    continue
                 info.away_until = None
                 if not self.in_game:
                     self.vacate(seat)  # gone between games: the seat is free again
@@ -735,22 +829,28 @@ class Table:
             raise TableError("malformed", str(error)) from None
         self.version += 1
         self.record(events)
-        if self.state.phase != Phase.FINISHED:
-            try:
-                await self.persist()  # before anyone hears of the move: a restart keeps it
-            except Exception as error:
-                # not kept, so it never happened: nobody hears of it, the player may try again
-                self.state, self.version, self.seq, logged, unsent = before
-                del self.log[logged:], self.unsent[unsent:]
-                if isinstance(error, LeaseLost):  # another process owns the table
-                    self.services.on_lost(self)
-                    raise TableError("moved", "the table moved to another server") from None
-                log.exception("a move could not be kept", extra={"table": self.id})
-                raise TableError("unavailable", "the move could not be kept; try again") from None
+        try:
+            # before anyone hears of the move, the last one too: a restart keeps it, and a
+            # process that lost the table can neither play on nor end the game
+            await self.persist()
+        except Exception as error:
+            # not kept, so it never happened: nobody hears of it, the player may try again
+            self.state, self.version, self.seq, logged, unsent = before
+            del self.log[logged:], self.unsent[unsent:]
+            self.lost_if_taken(error)
+            log.exception("a move could not be kept", extra={"table": self.id})
+            raise TableError("unavailable", "the move could not be kept; try again") from None
+        self.acted_at = time.time()
         if self.metrics is not None and isinstance(action, engine.Move):
             self.metrics.moves.inc()
         if self.state.phase == Phase.FINISHED:
             await self.finish_game()
+
+    def lost_if_taken(self, error: Exception) -> None:
+        """``error`` of a write: if another process owns the table now, it stops here."""
+        if isinstance(error, LeaseLost):
+            self.services.on_lost(self)
+            raise TableError("moved", "the table moved to another server") from None
 
     def unrated_because(self) -> str | None:
         """Why a game here would not move points: the table changed its room's rules
@@ -786,7 +886,10 @@ class Table:
             "stake": scored.stake,
             "stood_in": stood_in,
         }
-        await self.services.keeper.drop(self.id)
+        try:
+            await self.services.keeper.drop(self.id, self.epoch)
+        except LeaseLost:  # taken over since its end was kept: the new owner ends it too
+            log.warning("a finished game's table was taken over", extra={"table": self.id})
         assert self.state.result is not None
         log.info(
             "game finished",
@@ -877,6 +980,8 @@ class Table:
         play a patch on the previous update (``server.updates``), else whole snapshots."""
         if not self.unsent and not self.changed_seats:
             return
+        if not self.sure():  # held back until the lease is renewed, or lost with the table
+            return
         events, seats_changed = self.unsent, self.changed_seats
         self.unsent, self.changed_seats = [], False
         listing = self.listing()
@@ -899,6 +1004,7 @@ class Table:
             message: dict[str, Any] = {
                 "type": "update",
                 "table": self.id,
+                "epoch": self.epoch,
                 "version": self.version,
                 "events": shown_events(events, viewer),
             }
@@ -919,6 +1025,7 @@ class Table:
             f"table:{self.id}",
             {
                 "table": self.id,
+                "epoch": self.epoch,
                 "update": number,
                 "patch": changes is not None,
                 "seq": self.seq,
@@ -938,11 +1045,11 @@ class Table:
 
     # --- watching (the gateway's commands) ----------------------------------------------------
 
-    async def open_for(self, user_id: int, first: bool, since: int | None) -> dict[str, Any]:
-        """A socket of ``user_id`` opens the table (``first``: it was not watching yet): the
-        ``table`` message it gets, with the events missed since event ``since``."""
-        if first:
-            await self.connection_changed(user_id, +1)
+    async def open_for(self, user_id: int, socket: str, since: int | None) -> dict[str, Any]:
+        """A ``socket`` of ``user_id`` opens the table (or again): the ``table`` message it
+        gets, with the events missed since event ``since``."""
+        self.flush()  # what was held back (``sure``) goes first, so the snapshot follows it
+        await self.connection_changed(user_id, socket, True)
         viewer = self.seat_of(user_id)
         missed = (
             []
@@ -957,12 +1064,13 @@ class Table:
             "type": "table",
             "update": 0 if self.sent is None else self.sent.number,
             "table": self.id,
+            "epoch": self.epoch,
             "snapshot": self.snapshot(viewer),
             "events": shown_events(missed, viewer),
         }
 
-    async def close_for(self, user_id: int) -> None:
-        await self.connection_changed(user_id, -1)
+    async def close_for(self, user_id: int, socket: str) -> None:
+        await self.connection_changed(user_id, socket, False)
 
     # --- what clients see ---------------------------------------------------------------------
 

@@ -1,6 +1,6 @@
-"""Kept tables: an append-only log that a restart or a new owner rebuilds exactly; in Redis written
-only under the table's lease (needs the machine's Redis, as the multi-process tests do), in the
-database many tables in one write. A move that cannot be kept never happened."""
+"""Kept tables: an append-only log that a restart or a new owner rebuilds exactly, many tables in
+one write, and in a cluster written only under the table's lease and epoch. A move that cannot
+be kept never happened."""
 
 from __future__ import annotations
 
@@ -10,22 +10,13 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-import redis.asyncio as aioredis
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 import engine
 from server.db import Database, migrate
-from server.keeping import (
-    OWNER_KEY,
-    DatabaseKeeper,
-    KeptEvent,
-    LeaseLost,
-    RedisKeeper,
-    event_of,
-    kept_event,
-)
+from server.keeping import Keeper, KeptEvent, LeaseLost, event_of, kept_event
+from server.ownership import Leases
 from tests.engine.test_random_games import choose_action
-from tests.server.test_cluster import REDIS, REDIS_DATABASE, _empty_redis
 from tests.server.test_realtime import duel
 
 
@@ -45,48 +36,66 @@ def played(moves: int) -> list[tuple[engine.GameState, list[engine.Event]]]:
     return steps
 
 
-def test_a_new_owner_rebuilds_the_kept_game_and_the_old_one_can_no_longer_write() -> None:
-    _empty_redis().close()
+def test_a_new_owner_rebuilds_the_kept_game_and_the_old_one_can_no_longer_write(
+    database_url: str,
+) -> None:
+    """Two nodes of a cluster: the old owner keeps a game; once the new one takes the table
+    over (its epoch bumped), the old one's writes and drop of it fail, while its write of
+    another table, in the same transaction, still lands."""
 
-    async def scenario() -> None:
-        redis = aioredis.from_url(f"{REDIS}/{REDIS_DATABASE}", decode_responses=True)
-        old, new = RedisKeeper(redis, "old-node"), RedisKeeper(redis, "new-node")
+    async def scenario(db: AsyncEngine) -> None:
+        old_leases, new_leases = Leases(db, "old-node", 30), Leases(db, "new-node", 30)
+        old, new = Keeper(db, "old-node"), Keeper(db, "new-node")
+        assert await old_leases.claim("t1") == 1 and await old_leases.claim("t2") == 1
+        seq, saved, log = 0, 0, []
+        for state, events in played(60):
+            numbered = [(seq := seq + 1, kept_event(e)) for e in events]
+            log += numbered
+            data = {"version": len(log), "seq": seq}
+            await old.save("t1", data, state, saved, numbered, epoch=1)
+            saved = len(state.log)
+        assert await new.kept() == ["t1"]
+        kept = await new.load("t1")
+        assert kept is not None and kept.data == data
+        assert engine.replay(kept.record) == state  # the same game, action for action
+        assert kept.events == log  # each event as it was kept
+        assert all(event_of(kept_event(e)) == e for _, events in played(60) for e in events)
+
+        assert await new_leases.take("t1") is None  # the old lease still runs
+        await old_leases.hand_over(["t1"])
+        assert await new_leases.take("t1") == 2  # the table moved
+        assert await old_leases.renew(["t1", "t2"]) == {"t2": 1}
+        first = played(1)[0][0]
+        lost, written = await asyncio.gather(
+            old.save("t1", {"version": 0}, state, saved, [], epoch=1),
+            old.save("t2", {"version": 1}, first, 0, [], epoch=1),  # the same write
+            return_exceptions=True,
+        )
+        assert isinstance(lost, LeaseLost) and written is None
+        with pytest.raises(LeaseLost):
+            await old.drop("t1", epoch=1)  # refused as well: the new owner's game stays
+        assert await new.kept() == ["t1", "t2"]
+        again = await new.load("t1")
+        assert again is not None and again.data == data
+        await new.save("t1", {"version": 99}, state, saved, [], epoch=2)
+        await new.drop("t1", epoch=2)
+        assert await new.kept() == ["t2"] and await new.load("t1") is None
+
+    async def main() -> None:
+        await migrate(database_url)
+        database = Database(database_url)
         try:
-            await redis.set(OWNER_KEY + "t1", "old-node")
-            seq, saved, log = 0, 0, []
-            for state, events in played(60):
-                numbered = [(seq := seq + 1, kept_event(e)) for e in events]
-                log += numbered
-                data = {"version": len(log), "seq": seq}
-                await old.save("t1", data, state, saved, numbered)
-                saved = len(state.log)
-            assert await new.kept() == ["t1"]
-            kept = await new.load("t1")
-            assert kept is not None and kept.data == data
-            assert engine.replay(kept.record) == state  # the same game, action for action
-            assert kept.events == log  # each event as it was kept
-            assert all(event_of(kept_event(e)) == e for _, events in played(60) for e in events)
-
-            await redis.set(OWNER_KEY + "t1", "new-node")  # the table moved
-            with pytest.raises(LeaseLost):
-                await old.save("t1", {"version": 0}, state, saved, [])
-            await old.drop("t1")  # refused as well: the new owner's game stays
-            assert await new.kept() == ["t1"]
-            again = await new.load("t1")
-            assert again is not None and again.data == data
-            await new.drop("t1")
-            assert await new.kept() == [] and await new.load("t1") is None
+            await scenario(database.engine)
         finally:
-            await redis.flushdb()
-            await redis.aclose()
+            await database.close()
 
-    asyncio.run(scenario())
+    asyncio.run(main())
 
 
 def test_the_database_keeps_many_tables_at_once_and_rebuilds_each(database_url: str) -> None:
     games = {"t1": played(60), "t2": played(25)}
 
-    async def keep(keeper: DatabaseKeeper, table_id: str) -> list[KeptEvent]:
+    async def keep(keeper: Keeper, table_id: str) -> list[KeptEvent]:
         seq, saved, log = 0, 0, []
         for state, events in games[table_id]:
             numbered = [(seq := seq + 1, kept_event(e)) for e in events]
@@ -96,11 +105,11 @@ def test_the_database_keeps_many_tables_at_once_and_rebuilds_each(database_url: 
         return log
 
     async def scenario(db: AsyncEngine) -> None:
-        keeper = DatabaseKeeper(db)
+        keeper = Keeper(db)
         logs = await asyncio.gather(keep(keeper, "t1"), keep(keeper, "t2"))  # saves interleave
         assert sorted(await keeper.kept()) == ["t1", "t2"]
         for (table_id, steps), log in zip(games.items(), logs, strict=True):
-            kept = await DatabaseKeeper(db).load(table_id)  # as after a restart
+            kept = await Keeper(db).load(table_id)  # as after a restart
             assert kept is not None and kept.data == {"seq": len(log)}
             assert engine.replay(kept.record) == steps[-1][0]
             assert kept.events == log  # each event as it was kept
@@ -133,7 +142,7 @@ def test_sqlite_held_by_another_connection_waits_off_the_event_loop(tmp_path: Pa
     async def main() -> None:
         await migrate(url)
         database = Database(url)
-        keeper = DatabaseKeeper(database.engine)
+        keeper = Keeper(database.engine)
         other = sqlite3.connect(tmp_path / "locked.db", isolation_level=None)
         try:
             other.execute("BEGIN IMMEDIATE")  # another connection holds the write lock
@@ -201,7 +210,7 @@ def test_sqlite_checkpoints_in_a_thread_of_their_own(tmp_path: Path, restart_fra
     async def main() -> None:
         await migrate(url)
         database = Database(url)
-        keeper = DatabaseKeeper(database.engine, checkpoint_every=20, restart_frames=restart_frames)
+        keeper = Keeper(database.engine, checkpoint_every=20, restart_frames=restart_frames)
         try:
             assert keeper.sqlite is not None
             assert keeper.sqlite.execute("PRAGMA wal_autocheckpoint").fetchone() == (0,)

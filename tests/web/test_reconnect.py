@@ -105,3 +105,34 @@ def test_the_client_says_when_its_user_has_too_many_sockets(server: str, browser
     assert page.evaluate("() => window.junqi.connection") == "online"
     assert errors == []
     page.close()
+
+
+# The client's socket handling, fed by hand: a snapshot of the table's owner at epoch 2, then
+# what a server that lost the table still sends (epoch 1), an update older than the snapshot,
+# the owner's next update, and a new owner's snapshot (epoch 3). Returns the versions shown.
+FEED_EPOCHS = """
+async () => {
+  const { Socket } = await import("/js/api.js");
+  const shown = [];
+  const socket = new Socket("", { message: (m) => shown.push(m.snapshot?.version ?? null) });
+  const snapshot = (version) => ({ version, seq: version, game: null });
+  const message = (type, epoch, version) =>
+    ({ type, table: "t", epoch, version, events: [], snapshot: snapshot(version) });
+  for (const [type, epoch, version] of [
+    ["table", 2, 10], ["update", 1, 11], ["update", 2, 9], ["update", 2, 11], ["table", 1, 12],
+    ["table", 3, 12],
+  ]) socket.receive(message(type, epoch, version));
+  return shown;
+}
+"""
+
+
+def test_the_client_drops_what_a_server_that_lost_the_table_sends(
+    server: str, browser: Browser
+) -> None:
+    page = browser.new_page(viewport=DESKTOP)
+    try:
+        page.goto(server)
+        assert page.evaluate(FEED_EPOCHS) == [10, 11, 12]
+    finally:
+        page.close()

@@ -97,6 +97,7 @@ export class Socket {
     this.waiting = new Map();
     this.open = new Map(); // table id -> last event seq seen
     this.snapshots = new Map(); // table id -> the snapshot as the last message left it
+    this.epochs = new Map(); // table id -> the epoch of its owner (server) last heard
     this.delay = 500;
     this.offset = 0; // server clock - this clock, in seconds
     this.connect();
@@ -149,6 +150,14 @@ export class Socket {
       this.ping();
     }
     if (message.type === "table" || message.type === "update") {
+      // what a server that lost the table still sent (an older epoch), or an update older
+      // than the snapshot held: never shown (docs/protocol.md)
+      const epoch = message.epoch ?? 0;
+      const held = this.epochs.get(message.table) ?? epoch;
+      const shown = this.snapshots.get(message.table);
+      if (epoch < held) return;
+      if (epoch === held && message.type === "update" && shown && message.version < shown.version) return;
+      this.epochs.set(message.table, epoch);
       if (message.patch) {
         const before = this.snapshots.get(message.table);
         if (!before) return; // never so: the server sends a snapshot before any patch on it
@@ -186,6 +195,7 @@ export class Socket {
 
   unwatch(table) {
     this.open.delete(table);
+    this.epochs.delete(table);
     this.snapshots.delete(table);
     return this.send({ type: "close", table }).catch(() => {});
   }
