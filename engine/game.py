@@ -933,9 +933,11 @@ class _Game:
             # the game ends; the opponents win only if the escaper's side is out
             self.finish(EndReason.ESCAPE, () if self.team_alive(team) else opponents)
         elif rule == EscapeRule.LIANZHONG:
-            # the game ends; the opponents win only after 15 full rounds
-            rounds = self.total_moves // len(self.seats)
-            self.finish(EndReason.ESCAPE, opponents if rounds >= LIANZHONG_ROUNDS else ())
+            # the game ends; the opponents win only after 15 full rounds, counted by the
+            # escaper's own turns (moves and skips): seats out of the game and skipped turns
+            # must not stretch them (RULES.md §11)
+            turns = self.seats[seat].moves + self.seats[seat].skips
+            self.finish(EndReason.ESCAPE, opponents if turns >= LIANZHONG_ROUNDS else ())
         elif (winners := self.decided()) is not None:
             self.finish(EndReason.ESCAPE, winners)
         else:

@@ -1002,7 +1002,9 @@ def points(state: GameState) -> list[int]:
 
 
 def test_an_escape_before_15_rounds_scores_only_the_escaper() -> None:
-    state, _ = act(played(59), Escape(1, now=2.0))
+    state = played(57)
+    assert state.seats[1].moves == 14  # seat 1's fifteenth turn has not come yet
+    state, _ = act(state, Escape(1, now=2.0))
     assert state.phase == "finished"
     assert state.result is not None and state.result.reason == "escape"
     assert state.result.winners == ()
@@ -1011,7 +1013,9 @@ def test_an_escape_before_15_rounds_scores_only_the_escaper() -> None:
 
 
 def test_an_escape_after_15_rounds_gives_the_opponents_the_game() -> None:
-    state, _ = act(played(60), Escape(1, now=2.0))
+    state = played(58)
+    assert state.seats[1].moves == 15
+    state, _ = act(state, Escape(1, now=2.0))
     assert state.phase == "finished"
     assert state.result is not None and state.result.winners == (0, 2)
     assert points(state) == [1, -2, 1, 0]  # the escaper's partner scores 0
@@ -1027,6 +1031,35 @@ def test_an_escape_before_15_rounds_scores_nobody_else_even_if_the_partner_is_ou
     assert state.result is not None and state.total_moves == 2
     assert state.result.winners == ()
     assert points(state) == [0, 0, 0, -2]
+
+
+def test_rounds_are_the_escapers_turns_not_moves_over_seats() -> None:
+    """Seat 1 is out at once and seat 2 lets its turns run out: far fewer moves than 15 × 4
+    are made before seat 3 has had its 15 turns, and then its escape gives 0 and 2 the game."""
+    state = start(position(s1_62=(1, "flag"), s1_52=(0, "engineer")), no_capture_plies=None)
+    state, _ = act(state, Move(0, "1:52", "1:62", now=1.0))
+    assert out(state) == "flag_captured"
+    while state.seats[3].moves < 15:
+        if state.to_move == 2 and state.seats[2].skips < 4:
+            state, _ = act(state, Timeout(now=state.deadline))  # a turn, though no move
+        else:
+            state = pass_turn(state)
+    assert state.total_moves < 15 * 4 and state.seats[2].skips == 4
+    state, _ = act(state, Escape(3, now=2.0))
+    assert state.result is not None and state.result.winners == (0, 2)
+    assert points(state) == [1, 0, 1, -2]
+
+
+def test_skipped_turns_count_as_the_escapers_rounds() -> None:
+    state = start(position(s1_62=(1, "flag")), no_capture_plies=None)
+    while state.seats[2].moves + state.seats[2].skips < 15:
+        if state.to_move == 2 and state.seats[2].skips < 4:
+            state, _ = act(state, Timeout(now=state.deadline))
+        else:
+            state = pass_turn(state)
+    assert state.seats[2].moves == 11
+    state, _ = act(state, Escape(2, now=2.0))
+    assert state.result is not None and state.result.winners == (1, 3)
 
 
 def test_timeouts_to_the_skip_limit_are_an_escape() -> None:
