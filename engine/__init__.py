@@ -17,6 +17,7 @@ spectator may see, ``record_of`` / ``replay`` save and rebuild whole games.
 """
 
 from engine.actions import (
+    PLATFORM_ACTIONS,
     Action,
     AnswerProposal,
     AnswerRedeal,
@@ -82,10 +83,11 @@ from engine.variants import (
     Variant,
     get_variant,
 )
-from engine.views import view, view_changes
+from engine.views import open_pieces, view, view_changes
 
 __all__ = [
     "CHINESE_NAME",
+    "PLATFORM_ACTIONS",
     "STANDARD_ARMY",
     "VARIANTS",
     "Action",
@@ -153,6 +155,7 @@ __all__ = [
     "legal_move_list",
     "legal_moves",
     "new_game",
+    "open_pieces",
     "parse_jql",
     "parse_layout",
     "record_of",

@@ -175,6 +175,8 @@ ACTION_TYPES: dict[str, type[Action]] = {
     "escape": Escape,
 }
 _TYPE_NAMES = {cls: name for name, cls in ACTION_TYPES.items()}
+# the actions only the platform takes (the clock, a restart, a disconnection), never a player
+PLATFORM_ACTIONS = frozenset({"deadline", "pause", "resume", "timeout", "escape"})
 
 
 def action_to_dict(action: Action) -> dict[str, Any]:

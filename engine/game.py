@@ -36,6 +36,7 @@ from engine.actions import (
     Surrender,
     Timeout,
 )
+from engine.board import Board
 from engine.combat import Outcome, scouting_reveals
 from engine.deal import seeded_rng
 from engine.deployment import auto_layout, layout_pieces, layout_problems, split_key
@@ -612,11 +613,7 @@ class _Game:
             self.after_combat(a.seat, attacker, defender, target, outcome, a.now)
 
     def owner(self, piece: Piece) -> int | None:
-        """The seat playing ``piece`` (in 翻棋 the seat playing its colour, if assigned)."""
-        if self.flip is None:
-            return piece.seat
-        colours = self.flip.colours
-        return None if colours is None else colours.index(piece.seat)
+        return owner(piece, self.flip)
 
     def after_combat(
         self,
@@ -779,10 +776,14 @@ class _Game:
         if self.watches and self.watches[seat].raise_by is not None:
             self.watches[seat] = dataclasses.replace(self.watches[seat], raise_by=None)
         mine = self.piece_seat(seat)
-        if self.position is not None and mine is not None and self.flip is None:
+        if self.position is not None and mine is not None:  # its pieces leave (RULES.md §7)
             gone = {i for i, p in self.pos.indexed() if p.seat == mine}
             self.position = self.pos.without_seat(mine)
             self.reveals = self.reveals.without(gone)
+            if self.flip is not None:  # 翻棋: its face-down pieces too, and a flag it carried
+                carrier = None if self.flip.carrier in gone else self.flip.carrier
+                face_down = self.flip.face_down & ~sum(1 << i for i in gone)
+                self.flip = dataclasses.replace(self.flip, face_down=face_down, carrier=carrier)
         self.emit("eliminated", seat=seat, reason=reason.value, victor=victor)
         if self.proposal is not None:
             self.proposal = None
@@ -821,16 +822,7 @@ class _Game:
             banker=self.deal.banker,
             contract=self.deal.contract,
         )
-        board = self.variant.board
-        pieces = [
-            {
-                "station": board.stations[i],
-                "seat": self.owner(p),
-                "army": p.colour,
-                "rank": p.rank.value,
-            }
-            for i, p in (self.pos.indexed() if self.position is not None else [])
-        ]
+        pieces = open_pieces(self.variant.board, self.position, self.flip)
         layouts = [{sid: piece_key(p) for sid, p in layout.items()} for layout in self.layouts]
         self.emit(
             "game_over",
@@ -942,6 +934,29 @@ class _Game:
             self.finish(EndReason.ESCAPE, winners)
         else:
             self.after_elimination_outside_move(seat, now)
+
+
+def owner(piece: Piece, flip: FlipState | None) -> int | None:
+    """The seat playing ``piece`` (in 翻棋, ``flip``, the seat playing its colour, if assigned)."""
+    if flip is None:
+        return piece.seat
+    return None if flip.colours is None else flip.colours.index(piece.seat)
+
+
+def open_pieces(
+    board: Board, position: Position | None, flip: FlipState | None
+) -> list[dict[str, Any]]:
+    """Every piece on the board with its rank, the seat playing it and its army (colour): the
+    ``game_over`` event's list, and an open replay's."""
+    return [
+        {
+            "station": board.stations[i],
+            "seat": owner(p, flip),
+            "army": p.colour,
+            "rank": p.rank.value,
+        }
+        for i, p in (position.indexed() if position is not None else [])
+    ]
 
 
 LIANZHONG_ROUNDS = 15  # 乱战: an escape gives the opponents the game after 15 full rounds

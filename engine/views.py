@@ -17,6 +17,7 @@ from functools import lru_cache
 from operator import is_not
 from typing import Any
 
+from engine import game
 from engine.deal import commitment
 from engine.errors import MalformedInput
 from engine.game import moves_of, visible_ranks
@@ -34,6 +35,12 @@ _commitment = lru_cache(maxsize=1024)(commitment)  # GameState.commitment, witho
 def view(state: GameState, viewer: int | None) -> dict[str, Any]:
     """The game as ``viewer`` sees it: a seat number, or None for a spectator."""
     return _view(state, viewer, _common(state), pieces=True)
+
+
+def open_pieces(state: GameState) -> list[dict[str, Any]]:
+    """Every piece on the board with its rank, the seat playing it and its army, as the
+    ``game_over`` event lists them (an open replay)."""
+    return game.open_pieces(state.variant.board, state.position, state.flip)
 
 
 def _common(state: GameState) -> dict[str, Any]:

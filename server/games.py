@@ -9,7 +9,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, HTTPException, Path, Query
 from sqlalchemy import select
 
-from engine import Event, GameRecord, GameState, history, view
+from engine import Event, GameRecord, GameState, history, open_pieces, view
 from server.accounts import NO_NUL, NOT_FOUND, REFUSALS, Session
 from server.models import Game, GameSeat, User
 
@@ -139,15 +139,7 @@ async def replay_step(
     viewer = _viewer(perspective, state)
     seen = view(state, viewer)
     if perspective == "open" and state.position is not None:  # every rank shown
-        seen["pieces"] = [
-            {
-                "station": state.variant.board.stations[i],
-                "seat": p.seat,
-                "army": p.colour,
-                "rank": p.rank.value,
-            }
-            for i, p in state.position.indexed()
-        ]
+        seen["pieces"] = open_pieces(state)
     return {"step": step, "steps": len(steps) - 1, "state": seen}
 
 

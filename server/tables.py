@@ -679,7 +679,7 @@ class Table:
             raise TableError("not_playing", "the game is not running")
         if version != self.version:
             raise TableError("stale_version", f"the table is at version {self.version}")
-        if action.get("type") in ("deadline", "timeout", "escape"):
+        if action.get("type") in engine.PLATFORM_ACTIONS:
             raise TableError("not_allowed", "the clock and the platform send those")
         payload = {**action, "now": time.time()}
         if "seat" in payload and payload["seat"] != seat:

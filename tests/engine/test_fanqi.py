@@ -15,6 +15,7 @@ from engine import Event, Flip, GameState, Move
 from engine.deal import deal_fanqi
 from tests.engine.game_helpers import Pieces, kinds
 from tests.engine.leaks import ranks_in
+from tests.soak import soak
 
 BOARD = engine.get_board("liangguo")
 NON_CAMP = [s for s in BOARD.stations if BOARD.station(s).kind != "camp"]
@@ -393,6 +394,21 @@ def test_losing_ones_own_last_movable_piece_in_an_attack_loses() -> None:
     assert out is not None and (out.reason, out.victor) == ("no_live_pieces", 1)
 
 
+def test_the_loser_s_pieces_leave_the_board_in_the_end_and_its_replay() -> None:
+    """RULES.md §7: an eliminated seat's pieces are removed, the face-down ones too; the
+    record replays to the same board."""
+    state = fanqi({**LAST_PIECE, "1:51": (1, "landmine")}, face_down=["1:51"])
+    state, events = play(state, "0:13", "1:13")
+    assert state.phase == "finished" and state.seats[1].elimination is not None
+    assert state.flip is not None and state.flip.face_down == 0
+    left = {p.seat for _, p in state.board_position.indexed()}
+    assert left == {0}  # only the winner's colour
+    over = next(e for e in events if e.kind == "game_over")
+    assert {p["army"] for p in over.data["pieces"]} == {0}
+    again = engine.replay(engine.GameRecord.from_json(engine.record_of(state).to_json()))
+    assert again.position == state.position and again.flip == state.flip
+
+
 def test_the_win_goes_to_the_seat_playing_the_colour() -> None:
     state = fanqi(swap(LAST_PIECE), colours=(1, 0))  # seat 0 plays colour 1
     state, _ = play(state, "0:13", "1:13")
@@ -660,7 +676,7 @@ def random_audited_game(seed: int, max_actions: int = 500) -> tuple[GameState, i
 
 def test_random_games_never_show_a_face_down_piece() -> None:
     flips = moves = finished = 0
-    for seed in range(30):
+    for seed in range(soak(6, 30)):
         state, f, m = random_audited_game(seed)
         flips, moves = flips + f, moves + m
         finished += state.phase == "finished"

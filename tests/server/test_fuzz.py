@@ -459,6 +459,8 @@ def test_adversarial_players_get_the_documented_errors(tmp_path: Path) -> None:
             (mover, act({"type": "escape"}), "not_allowed"),
             (mover, act(layout), "illegal"),  # deploying is over
             (mover, act({"type": "pick_colour", "colour": 1}), "illegal"),  # no such phase
+            (mover, act({"type": "pause"}), "not_allowed"),  # a restart's, a disconnection's
+            (mover, act({"type": "resume", "bonus": 600}), "not_allowed"),
             (mover, act({"type": "bid", "level": 1}), "illegal"),
             (mover, act({"type": "answer_proposal", "accept": True}), "illegal"),  # none made
             (mover, act({"type": "flip", "station": origin}), "illegal"),  # not 翻棋
