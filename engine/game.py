@@ -852,9 +852,9 @@ class _Game:
         if (why := draw_refusal(self.state, a.seat)) is not None:
             raise IllegalAction(why)
         self.use_proposal(a.seat)
-        waiting = frozenset(
-            s for s, t in enumerate(self.teams) if s != a.seat and self.team_alive(t)
-        )
+        # every other player still in the game must agree; one out of it (eliminated, or an
+        # escaper gone for good) has no say [decision, docs/engine.md]
+        waiting = frozenset(s for s in range(len(self.seats)) if s != a.seat and self.alive(s))
         self.proposal = Proposal("draw", a.seat, waiting)
         self.emit("proposal", proposal="draw", seat=a.seat, waiting=sorted(waiting))
 

@@ -1003,14 +1003,15 @@ def test_five_requests_of_draw_and_surrender_together() -> None:
     act(state, ProposeDraw(2, now=3.0))  # the limit is per player
 
 
-def test_a_draw_by_agreement_needs_all_four() -> None:
+def test_a_draw_by_agreement_needs_every_player_still_in() -> None:
     pieces = {**QUIET, "1:52": (0, "general")}
     state = move(game(pieces, contract=2), "1:52", "1:62")  # seat 1 is out
     state = shuffled(state, 50)
     state, events = act(state, ProposeDraw(2, now=2.0))
-    assert events[0].data["waiting"] == [0, 1, 3]  # the eliminated idle answers too
-    for seat in (0, 1):
-        state, _ = act(state, AnswerProposal(seat, True, now=2.0))
+    assert events[0].data["waiting"] == [0, 3]  # the eliminated idle has no say
+    with pytest.raises(engine.IllegalAction):
+        act(state, AnswerProposal(1, True, now=2.0))
+    state, _ = act(state, AnswerProposal(0, True, now=2.0))
     assert state.phase == "playing"
     state, _ = act(state, AnswerProposal(3, True, now=2.0))
     result = state.result
@@ -1170,6 +1171,18 @@ def test_an_idle_escape_eliminates_it_and_play_goes_on() -> None:
     assert result is not None and result.winners == (0,)
     assert [r.outcome for r in result.seats] == ["win", "loss", "escape", "loss"]
     assert points(state) == [6, -2, -4, -2]
+
+
+def test_an_escaper_gone_for_good_does_not_block_a_draw() -> None:
+    state, _ = act(game(QUIET, contract=2), Escape(2, now=0.5))
+    state = shuffled(state, 50)
+    state, events = act(state, ProposeDraw(0, now=2.0))
+    assert events[0].data["waiting"] == [1, 3]
+    for seat in (1, 3):
+        state, _ = act(state, AnswerProposal(seat, True, now=2.0))
+    result = state.result
+    assert result is not None and result.reason == "agreement"
+    assert points(state)[2] < 0  # the escape stays scored
 
 
 def test_an_idle_escape_can_meet_the_contract() -> None:

@@ -342,11 +342,11 @@ def test_sandayi_draw_by_agreement_with_an_idle_player_out(
 
         m.act(proposer, {"type": "propose_draw"})
         proposal = m.game["proposal"]
-        # every other seat whose side is in the game answers, the idle side's escaper too
+        # every other player still in the game answers; the escaper, gone, has no say
         assert (proposal["kind"], proposal["seat"]) == ("draw", proposer)
-        assert proposal["waiting"] == sorted([banker, other, escaper])
+        assert proposal["waiting"] == sorted([banker, other])
         assert m.game["seats"][proposer]["proposals_left"] == 4
-        for seat in (banker, other, escaper):
+        for seat in (banker, other):
             assert m.game["phase"] == "playing"
             m.act(seat, {"type": "answer_proposal", "accept": True})
 
