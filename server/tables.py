@@ -448,10 +448,12 @@ class Table:
         self.seats_changed()
 
     async def stand(self, user_id: int) -> None:
+        """Stand up: between games, or during one once out of it (an escaper's escape is
+        scored, an eliminated player has nothing left to play): the game goes on without."""
         seat = self.seat_of(user_id)
         if seat is None:
             return
-        if self.in_game:
+        if self.in_game and self.state is not None and self.state.seats[seat].alive:
             raise TableError("game_running", "leave the game to stand up")
         self.vacate(seat)
 
@@ -514,8 +516,7 @@ class Table:
             return
         if self.in_game and self.state is not None and self.state.seats[seat].alive:
             await self.apply(engine.Escape(seat, now=time.time()))
-        if not self.in_game:
-            await self.stand(user_id)
+        await self.stand(user_id)
 
     def others_seated(self, user_id: int) -> bool:
         """Whether a person other than ``user_id`` sits at the table."""
@@ -679,7 +680,8 @@ class Table:
             raise TableError("not_playing", "the game is not running")
         if version != self.version:
             raise TableError("stale_version", f"the table is at version {self.version}")
-        if action.get("type") in engine.PLATFORM_ACTIONS:
+        kind = action.get("type")
+        if isinstance(kind, str) and kind in engine.PLATFORM_ACTIONS:  # a list: not hashable
             raise TableError("not_allowed", "the clock and the platform send those")
         payload = {**action, "now": time.time()}
         if "seat" in payload and payload["seat"] != seat:
@@ -1163,8 +1165,8 @@ class Table:
                 *self.bot_commands(),
             ]
         assert self.state is not None
-        if not self.state.seats[viewer].alive:
-            return ["leave"]
+        if not self.state.seats[viewer].alive:  # out of the game: free to go
+            return ["leave", "stand"]
         return ["leave", "stand_in_off" if info.taken_over else "stand_in_on"]
 
     def bot_commands(self) -> list[str]:

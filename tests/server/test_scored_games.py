@@ -268,8 +268,10 @@ def test_luanzhan_an_escape_within_15_rounds_costs_the_escaper_alone(
     with ExitStack() as stack:
         m = Match(server, stack, "luanzhan", LUANZHAN)
         m.deploy(seed=1)
-        m.play(random.Random(15), 59)  # one move short of 15 full rounds of four
-        assert m.game["total_moves"] == 59
+        rng = random.Random(15)
+        while m.game["seats"][2]["moves"] < 14 or m.game["to_move"] != 2:
+            m.move(rng)
+        # seat 2 leaves when its fifteenth turn comes: one turn short of 15 full rounds
         m.leave(2)
         m.check(
             reason="escape",
@@ -286,8 +288,9 @@ def test_luanzhan_an_escape_after_15_rounds_gives_the_opponents_the_game(
     with ExitStack() as stack:
         m = Match(server, stack, "luanzhan", LUANZHAN)
         m.deploy(seed=1)
-        m.play(random.Random(15), 60)  # the same game, 15 full rounds
-        assert m.game["total_moves"] == 60
+        rng = random.Random(15)
+        while m.game["seats"][1]["moves"] < 15:  # the same game, 15 full rounds for seat 1
+            m.move(rng)
         m.disconnect(1)  # and does not come back within the grace
         m.watcher.until(lambda msg: msg["type"] == "update" and msg["snapshot"]["game"]["result"])
         # the opponents score as winners, the escaper's partner (seat 3) nothing
@@ -379,6 +382,13 @@ def test_sanguo_an_escape_costs_z_and_the_two_left_play_on(
         m.leave(1)
         assert m.game["phase"] == "playing"
         assert seats_out(m.game) == {1: "escape"}
+        # the escape is scored: the escaper has left the seat, and may sit elsewhere
+        assert m.watcher.snapshot is not None and m.watcher.snapshot["seats"][1]["name"] is None
+        escaper = m.players[1]
+        elsewhere = escaper.request({"type": "create_table", "room": room_id("sanguo", options)})
+        sat = escaper.request({"type": "sit", "table": elsewhere["table"], "seat": 0})
+        assert sat["type"] == "ok", sat
+        m.gone.add(1)  # its socket follows that table now
         if end == "draw":
             m.act(0, {"type": "propose_draw"})
             assert m.game["proposal"]["waiting"] == [2]  # the escaper has no say
