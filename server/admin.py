@@ -243,9 +243,10 @@ async def penalty(name: Name, body: PenaltyIn, admin: Admin, session: Session) -
 @router.post("/users/{name}/ban", response_model=UserRow)
 async def ban(name: Name, body: BanIn, admin: Admin, session: Session, request: Request) -> UserRow:
     """Ban a user for ``minutes``, or for good (``null``): no login, the tokens stop working
-    and the user's sockets are closed at once (code 4003)."""
+    and the user's sockets are closed at once (code 4003); the user's running games go on
+    without them at once, each part scored as an escape (a kick with penalty)."""
     user = await _user(session, name)
-    await moderation.ban(session, request.app.state.broker, user, body.minutes, admin, body.reason)
+    await moderation.ban(session, request.app.state.lobby, user, body.minutes, admin, body.reason)
     return user_row(user)
 
 

@@ -133,19 +133,46 @@ async def _note_dissolved(session: AsyncSession, game_id: str, actor: User, reas
 
 async def ban(
     session: AsyncSession,
-    broker: InMemoryBroker,
+    lobby: Lobby,
     user: User,
     minutes: int | None,
     actor: User,
     reason: str,
 ) -> None:
-    """Ban ``user`` for ``minutes`` (None: for good): no login, no token, no socket."""
+    """Ban ``user`` for ``minutes`` (None: for good): no login, no token, no socket; and the
+    user's part in every running game ends at once, as a kick with penalty (an escape), the
+    others told why (the ``kicked`` event's reason) rather than left waiting for a grace."""
     user.ban_permanent = minutes is None
     user.banned_until = None if minutes is None else _after(minutes)
     user.ban_reason = reason
     record(session, actor, "ban", user.name, reason, minutes=minutes)
     await session.commit()
-    broker.publish(user_topic(user.id), {"type": "banned", "message": ban_message(user)})
+    lobby.broker.publish(user_topic(user.id), {"type": "banned", "message": ban_message(user)})
+    for table_id, entry in list(lobby.entries.items()):
+        seat = entry["players"].get(str(user.id))
+        if seat is None or entry["listing"]["status"] != "playing":
+            continue
+        why = f"banned: {reason}"
+        try:
+            kicked = await lobby.run(
+                table_id, "kick", seat=seat, penalty=True, by=actor.name, reason=why
+            )
+        except TableError:  # the game ended meanwhile, or the table is gone
+            continue
+        done = kicked["result"]
+        record(
+            session,
+            actor,
+            "kick",
+            user.name,
+            why,
+            table=table_id,
+            seat=seat,
+            penalty=True,
+            outcome=done["outcome"],
+            game=done["game_id"],
+        )
+    await session.commit()
 
 
 async def unban(session: AsyncSession, user: User, actor: User, reason: str) -> None:

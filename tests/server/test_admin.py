@@ -343,6 +343,27 @@ def test_a_ban_closes_the_sockets_and_refuses_login_until_lifted(client: TestCli
     assert login.status_code == 200
 
 
+def test_a_ban_during_a_game_ends_the_banned_player_s_part_at_once(client: TestClient) -> None:
+    headers = admin(client)
+    with ExitStack() as stack:
+        alice, bob, table = table_of_two(client, stack)
+        start_game(alice, bob, table, 7)
+        banned = client.post(
+            "/admin/users/bob/ban", headers=headers, json={"minutes": 60, "reason": "cheating"}
+        )
+        assert banned.status_code == 200
+        # no waiting through bob's disconnect grace: his escape is scored now, and alice is
+        # told why
+        over = alice.until(lambda m: m["type"] == "update" and m["snapshot"]["status"] != "playing")
+        kicked = next(e for e in over["events"] if e["kind"] == "kicked")
+        assert kicked["seat"] == 1 and kicked["outcome"] == "escaped"
+        assert kicked["reason"] == "banned: cheating"
+        result = over["snapshot"]["game"]["result"]
+        assert result["seats"][1]["outcome"] == "escape" and result["winners"] == [0]
+        entries = audit_log(client, headers)
+        assert [e["action"] for e in entries[:2]] == ["kick", "ban"], entries[:2]
+
+
 def test_a_timed_ban_shows_its_end(sqlite_client: TestClient) -> None:
     headers = admin(sqlite_client)
     register(sqlite_client, "bob")
