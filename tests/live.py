@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import socket
 import subprocess
 import sys
@@ -18,10 +19,47 @@ import httpx
 REPO = Path(__file__).resolve().parent.parent
 
 
+def worker() -> tuple[int, int]:
+    """This pytest-xdist worker's index and how many workers there are; (0, 1) without xdist."""
+    name = os.environ.get("PYTEST_XDIST_WORKER", "gw0")
+    return int(name.removeprefix("gw")), int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
+
+
+_ports = random.Random()  # its own: tests that seed the global generator must not repeat ports
+
+
 def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+    """A free loopback port from this worker's own share of 10000-19999: no other worker is handed
+    it between this check and its server's start, and, being below the kernel's ephemeral range
+    (32768 on), no outgoing connection takes it while a server restarts on it."""
+    index, count = worker()
+    width = 10000 // count
+    low = 10000 + index * width
+    while True:
+        port = _ports.randrange(low, low + width)
+        with socket.socket() as s:
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                continue  # in use, or still closing
+            return port
+
+
+# Redis databases that tests may empty: never 0, the machine's own; Redis has 16 (0-15)
+FIRST_REDIS_DATABASE, LAST_REDIS_DATABASE = 11, 15
+
+
+def redis_database() -> int:
+    """This worker's own Redis database, for the tests that empty theirs: 11 without xdist and
+    for gw0, 12 for gw1 and so on, so that one worker never empties another's."""
+    database = FIRST_REDIS_DATABASE + worker()[0]
+    if database > LAST_REDIS_DATABASE:
+        raise RuntimeError(
+            f"more pytest-xdist workers than Redis databases {FIRST_REDIS_DATABASE}-"
+            f"{LAST_REDIS_DATABASE}: run with -n {LAST_REDIS_DATABASE - FIRST_REDIS_DATABASE + 1}"
+            " or fewer"
+        )
+    return database
 
 
 def start_server(

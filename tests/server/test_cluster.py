@@ -31,12 +31,12 @@ import websockets
 
 import engine
 from server.updates import apply_patch
-from tests.live import free_port, start_server
+from tests.live import free_port, redis_database, start_server
 from tests.server.sockets import open_live_socket
 
 REPO = Path(__file__).resolve().parents[2]
 REDIS = os.environ.get("JUNQI_TEST_REDIS", "redis://127.0.0.1:6379")
-REDIS_DATABASE = 11
+REDIS_DATABASE = redis_database()  # this xdist worker's own: the tests empty it
 ROOMS = [
     {
         "id": "duel",
@@ -76,6 +76,20 @@ def _empty_redis() -> redis.Redis:
 def cluster(postgres_url: str, tmp_path: Path) -> Iterator[Cluster]:
     """Two nodes started by ``scripts/cluster.sh`` on consecutive free ports."""
     store = _empty_redis()
+    try:
+        with start_cluster(postgres_url, f"{REDIS}/{REDIS_DATABASE}", tmp_path) as nodes:
+            yield nodes
+    finally:
+        store.flushdb()
+        store.close()
+
+
+@contextlib.contextmanager
+def start_cluster(
+    postgres_url: str, redis_url: str, tmp_path: Path, settings: dict[str, str] | None = None
+) -> Iterator[Cluster]:
+    """Two nodes of ``scripts/cluster.sh`` on PostgreSQL and the Redis at ``redis_url``, with
+    ``settings`` (JUNQI_ variables) added; stopped after."""
     # below the ephemeral range, so that no outgoing connection takes one meanwhile
     port = random.randrange(20000, 32000, 2)
     while not (_free(port) and _free(port + 1)):
@@ -84,7 +98,7 @@ def cluster(postgres_url: str, tmp_path: Path) -> Iterator[Cluster]:
     env = {
         **os.environ,
         "JUNQI_DATABASE_URL": postgres_url,
-        "JUNQI_REDIS_URL": f"{REDIS}/{REDIS_DATABASE}",
+        "JUNQI_REDIS_URL": redis_url,
         "JUNQI_ROOMS": json.dumps(ROOMS),
         "JUNQI_LEASE_SECONDS": "1.5",
         "JUNQI_ACTIONS_PER_10_SECONDS": "100000",
@@ -92,6 +106,7 @@ def cluster(postgres_url: str, tmp_path: Path) -> Iterator[Cluster]:
         "JUNQI_GUESTS_PER_ADDRESS_PER_DAY": "100000",
         "JUNQI_TABLES_PER_CREATOR": "100",  # the rate limit of tables is tested here
         "JUNQI_CLUSTER_LOGS": str(logs),
+        **(settings or {}),
     }
     script = subprocess.Popen(
         ["bash", str(REPO / "scripts" / "cluster.sh"), "2", str(port)],
@@ -100,8 +115,8 @@ def cluster(postgres_url: str, tmp_path: Path) -> Iterator[Cluster]:
         text=True,
         start_new_session=True,  # its own process group, so that it can be stopped whole
     )
+    nodes: list[Node] = []
     try:
-        nodes = []
         assert script.stdout is not None
         for _ in range(2):
             line = script.stdout.readline().split()  # node N BASE pid PID
@@ -109,6 +124,9 @@ def cluster(postgres_url: str, tmp_path: Path) -> Iterator[Cluster]:
             nodes.append(Node(line[2], int(line[4])))
         yield Cluster(nodes, logs)
     finally:
+        for node in nodes:  # a node stopped by a test goes on, to stop with the others
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(node.pid, signal.SIGCONT)
         script.send_signal(signal.SIGTERM)
         try:
             script.wait(60)
@@ -118,8 +136,6 @@ def cluster(postgres_url: str, tmp_path: Path) -> Iterator[Cluster]:
         finally:
             if script.stdout is not None:
                 script.stdout.close()
-            store.flushdb()
-            store.close()
 
 
 def gone(pid: int) -> bool:
@@ -155,6 +171,7 @@ class Player:
     accepted: list[dict[str, Any]] = field(default_factory=list)  # moves answered ok
     reconnects: int = 0
     received: list[dict[str, Any]] = field(default_factory=list)
+    received_at: list[float] = field(default_factory=list)  # when each was (monotonic)
     held: bool = False  # makes no move meanwhile (it still reads)
 
     async def connect(self) -> None:
@@ -182,6 +199,7 @@ class Player:
     async def receive(self) -> dict[str, Any]:
         message: dict[str, Any] = json.loads(await asyncio.wait_for(self.ws.recv(), 30))
         self.received.append(message)
+        self.received_at.append(time.monotonic())
         if message["type"] in ("table", "update"):
             if "patch" in message:
                 assert self.snapshot is not None, "a patch before any snapshot"
