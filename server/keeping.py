@@ -386,7 +386,8 @@ class Keeper:
 
     async def kept(self) -> list[str]:
         async with self.engine.connect() as connection:
-            return list((await connection.execute(select(LiveTable.id))).scalars())
+            ids = await connection.execute(select(LiveTable.id).order_by(LiveTable.id))
+            return list(ids.scalars())
 
     async def close(self) -> None:
         if self.writer is not None:
