@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import logging
 import os
 import secrets
 import socket
@@ -38,6 +39,8 @@ from server.limits import RateLimits
 from server.passwords import Passwords
 from server.store import Store
 from server.tables import TablePolicy
+
+log = logging.getLogger(__name__)
 
 
 def create_app(settings: Settings | None = None, tune_gc: bool = False) -> FastAPI:
@@ -111,7 +114,9 @@ def create_app(settings: Settings | None = None, tune_gc: bool = False) -> FastA
             seats=settings.seat_commands_per_10_seconds,
         )
         app.state.sockets_per_user = Counter()  # user id -> sockets open in this process
-        app.state.passwords = Passwords(settings.password_threads)  # off the event loop
+        app.state.passwords = Passwords(settings.password_threads, settings.password_cost)
+        if settings.password_cost != "standard":
+            log.warning("passwords are hashed at the test cost (JUNQI_PASSWORD_COST): tests only")
         app.state.login_backoff = login_backoff(
             settings.login_free_failures,
             settings.login_backoff_seconds,

@@ -9,6 +9,7 @@ from __future__ import annotations
 import ipaddress
 from functools import cache
 from pathlib import Path
+from typing import Literal
 
 from pydantic import AliasChoices, BaseModel, Field, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -84,6 +85,9 @@ class Settings(BaseSettings):
     block_banned_addresses: bool = True  # no new guest or account from the address a user
     # who is banned signed in from, while the ban lasts
     password_threads: int = 2  # threads that hash and check passwords (argon2, ~0.25 s each)
+    # "standard": argon2-cffi's parameters (64 MiB, 3 passes); "test": the least argon2 allows,
+    # ~1000 times cheaper, for test suites only (tests/conftest.py): the server warns at start
+    password_cost: Literal["standard", "test"] = "standard"
     tables_per_minute: int = 10  # tables a user may create (play now included)
     tables_per_creator: int = 3  # tables a user may have open at once (play now apart)
     idle_table_seconds: float = 120.0  # a table with nobody seated and no game on closes

@@ -14,11 +14,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import secrets
 import sys
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from functools import cache
 from pathlib import Path
+from typing import Literal
 
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
@@ -34,10 +36,15 @@ NICENESS = 10  # of the hashing threads (the event loop's is the process's, usua
 
 
 class Passwords:
-    """Hashes and checks passwords in ``threads`` worker threads."""
+    """Hashes and checks passwords in ``threads`` worker threads; ``cost`` "test" makes them
+    with argon2's least time and memory (for test suites: hundreds of accounts a run)."""
 
-    def __init__(self, threads: int = 2) -> None:
-        self.hasher = PasswordHasher()
+    def __init__(self, threads: int = 2, cost: Literal["standard", "test"] = "standard") -> None:
+        if cost == "standard":
+            self.hasher, self.dummy = PasswordHasher(), DUMMY_HASH
+        else:
+            self.hasher = PasswordHasher(time_cost=1, memory_cost=8, parallelism=1)
+            self.dummy = self.hasher.hash(secrets.token_hex(16))  # as cheap as the real ones
         # few threads: each check holds 64 MiB and a core while it runs
         self.pool = ThreadPoolExecutor(
             threads, thread_name_prefix="passwords", initializer=_lower_priority
@@ -52,7 +59,7 @@ class Passwords:
         a guest) takes as long and is never right."""
         loop = asyncio.get_running_loop()
         return await loop.run_in_executor(
-            self.pool, self._verify, hashed or DUMMY_HASH, password, hashed is not None
+            self.pool, self._verify, hashed or self.dummy, password, hashed is not None
         )
 
     def _verify(self, hashed: str, password: str, real: bool) -> bool:

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 import engine
 from tests.engine.layouts import HAND
+from tests.soak import soak
 
 # --- a hand-made legal layout and an independent reading of the rules ---------------------------
 
@@ -585,7 +586,7 @@ def variant_seat_partial(draw: st.DrawFn) -> tuple[str, int, dict[str, str]]:
     return variant, seat, {sid: draw(st.sampled_from(RANK_POOL)) for sid in chosen}
 
 
-@settings(max_examples=300, deadline=None, database=None)
+@settings(max_examples=soak(50, 300), deadline=None, database=None)
 @given(case=variant_seat_partial(), seed=st.integers())
 def test_auto_layout_of_any_partial_is_legal(
     case: tuple[str, int, dict[str, str]], seed: int
@@ -596,7 +597,7 @@ def test_auto_layout_of_any_partial_is_legal(
     assert engine.deployment_problems(variant, seat, layout) == []
 
 
-@settings(max_examples=200, deadline=None, database=None)
+@settings(max_examples=soak(40, 200), deadline=None, database=None)
 @given(data=st.data(), seed=st.integers())
 def test_auto_layout_keeps_every_piece_of_a_legal_partial(data: st.DataObject, seed: int) -> None:
     variant = data.draw(st.sampled_from(sorted(SEATS)))

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 import engine
 from engine.sampling import random_position
 from tests.engine.reference import reference_destinations
+from tests.soak import soak
 
 Pieces = dict[str, tuple[int, str]]
 
@@ -186,7 +187,7 @@ def sparse_positions(draw: st.DrawFn, variant: str) -> tuple[Pieces, str]:
 
 
 @pytest.mark.parametrize("variant", ["siguo", "liangguo", "sanguo"])
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=soak(30, 150), deadline=None)
 @given(data=st.data())
 def test_sparse_positions_match_reference(variant: str, data: st.DataObject) -> None:
     pieces, origin = data.draw(sparse_positions(variant))
@@ -227,7 +228,7 @@ def test_rotation_maps_each_arm_onto_the_next(variant: str) -> None:
 
 
 @pytest.mark.parametrize("variant", ["siguo", "liangguo", "sanguo"])
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=soak(20, 60), deadline=None)
 @given(data=st.data())
 def test_rotating_a_position_rotates_its_moves(variant: str, data: st.DataObject) -> None:
     pieces, origin = data.draw(sparse_positions(variant))
@@ -238,7 +239,7 @@ def test_rotating_a_position_rotates_its_moves(variant: str, data: st.DataObject
 
 
 @pytest.mark.parametrize("variant", ["siguo", "liangguo", "sanguo"])
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=soak(20, 60), deadline=None)
 @given(data=st.data())
 def test_an_engineer_reaches_at_least_what_others_reach(variant: str, data: st.DataObject) -> None:
     pieces, origin = data.draw(sparse_positions(variant))

@@ -17,8 +17,16 @@ from engine.game import moves_of
 from engine.movement import mask_ids, move_tables
 from engine.pregame import hand_is_weak
 from tests.engine.leaks import Knowledge, check_events, check_view
+from tests.soak import soak
 
-GAMES = {"siguo": 100, "liangguo": 120, "sanguo": 100, "luanzhan": 60, "sandayi": 40, "fanqi": 80}
+GAMES = {  # seeded random games per variant
+    "siguo": soak(10, 100),
+    "liangguo": soak(12, 120),
+    "sanguo": soak(10, 100),
+    "luanzhan": soak(6, 60),
+    "sandayi": soak(4, 40),
+    "fanqi": soak(8, 80),
+}
 MAX_ACTIONS = 4000
 
 

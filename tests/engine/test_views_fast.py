@@ -19,8 +19,16 @@ from engine.sampling import random_action
 from tests.engine.test_fanqi import carry, play
 from tests.engine.test_random_games import new_random_game, random_steps
 from tests.engine.view_reference import reference_view
+from tests.soak import soak
 
-GAMES = {"siguo": 8, "liangguo": 16, "sanguo": 8, "luanzhan": 6, "sandayi": 6, "fanqi": 16}
+GAMES = {  # random games per variant
+    "siguo": soak(2, 8),
+    "liangguo": soak(4, 16),
+    "sanguo": soak(2, 8),
+    "luanzhan": soak(1, 6),
+    "sandayi": soak(1, 6),
+    "fanqi": soak(4, 16),
+}
 PHASES = {
     "siguo": {"deploying", "playing", "finished"},
     "liangguo": {"deploying", "playing", "finished"},

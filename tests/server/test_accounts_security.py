@@ -5,6 +5,7 @@ passwords, logout (one token, or all), and guests per address (SQLite and Postgr
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
 import secrets
 import threading
@@ -12,7 +13,8 @@ import time
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from types import SimpleNamespace
+from typing import Any, Literal
 
 import argon2
 import pytest
@@ -24,13 +26,15 @@ from sqlalchemy import select, text, update
 from sqlalchemy.ext.asyncio import AsyncSession, create_async_engine
 from starlette.websockets import WebSocketDisconnect
 
+import server.backoff
 from server.app import create_app
 from server.backoff import LoginBackoff, SharedLoginBackoff, wait_after
+from server.config import Settings
 from server.db import alembic_config
 from server.models import User
 from server.names import NameRefused, check_new_name, name_key, skeleton
 from server.passwords import DUMMY_HASH, Passwords, common_passwords
-from tests.live import free_port
+from tests.live import free_port, redis_database
 from tests.server.conftest import make_settings, register
 from tests.server.sockets import Player, signed_in
 
@@ -103,11 +107,32 @@ def bearer(token: str) -> dict[str, str]:
 # --- hashing off the event loop, the same work for every name --------------------------------
 
 
-def test_the_dummy_hash_is_made_as_the_hasher_makes_hashes() -> None:
-    hasher = Passwords(1).hasher
-    made = argon2.extract_parameters(hasher.hash("a password"))
-    dummy = argon2.extract_parameters(DUMMY_HASH)
+@pytest.mark.parametrize("cost", ["standard", "test"])
+def test_the_dummy_hash_is_made_as_the_hasher_makes_hashes(
+    cost: Literal["standard", "test"],
+) -> None:
+    passwords = Passwords(1, cost)
+    made = argon2.extract_parameters(passwords.hasher.hash("a password"))
+    dummy = argon2.extract_parameters(passwords.dummy)
     assert dummy == made  # else unknown names would answer faster (or slower) than real ones
+    standard = argon2.extract_parameters(DUMMY_HASH)
+    assert (dummy == standard) == (cost == "standard")  # argon2-cffi's own defaults
+    assert standard == argon2.Parameters(
+        type=argon2.Type.ID, version=19, salt_len=16, hash_len=32, time_cost=3,
+        memory_cost=65536, parallelism=4,
+    )  # fmt: skip
+    passwords.close()
+
+
+def test_the_suite_hashes_at_the_test_cost_and_a_server_says_so(
+    database_url: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    assert Settings().password_cost == "test"  # tests/conftest.py
+    with caplog.at_level(logging.WARNING), TestClient(create_app(make_settings(database_url))) as c:
+        passwords: Passwords = c.app.state.passwords  # type: ignore[attr-defined]
+        assert argon2.extract_parameters(passwords.dummy).memory_cost == 8
+        assert argon2.extract_parameters(passwords.hasher.hash("pw")).time_cost == 1
+    assert "hashed at the test cost" in caplog.text
 
 
 def test_hashing_leaves_the_event_loop_free() -> None:
@@ -163,9 +188,9 @@ def test_an_unknown_name_or_a_guest_costs_a_password_check_too(
     for name in ("alice", "nobody-here", guest):
         assert post(client, "/api/auth/login", name, "wrong-password").status_code == 401
     assert len(checked) == 3
-    assert checked[0] != DUMMY_HASH and checked[0].startswith("$argon2")
-    assert checked[1:] == [DUMMY_HASH, DUMMY_HASH]
-    assert post(client, "/api/auth/login", guest, DUMMY_HASH).status_code == 401  # never right
+    assert checked[0] != passwords.dummy and checked[0].startswith("$argon2")
+    assert checked[1:] == [passwords.dummy, passwords.dummy]
+    assert post(client, "/api/auth/login", guest, passwords.dummy).status_code == 401  # never
 
 
 # --- back-off after failed logins --------------------------------------------------------------
@@ -188,7 +213,8 @@ def test_each_failed_login_past_the_free_ones_doubles_the_wait() -> None:
 
 def test_a_shared_backoff_counts_for_every_process_and_falls_back_without_redis() -> None:
     async def main() -> None:
-        first, second = (aioredis.from_url(f"{REDIS}/11") for _ in range(2))
+        # this worker's own database: the cluster tests empty theirs
+        first, second = (aioredis.from_url(f"{REDIS}/{redis_database()}") for _ in range(2))
         try:
             await first.ping()
         except RedisError:
@@ -221,8 +247,12 @@ def test_a_shared_backoff_counts_for_every_process_and_falls_back_without_redis(
 
 
 def test_failed_logins_make_the_next_wait_and_a_right_one_after_the_wait_works(
-    database_url: str,
+    database_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    # the back-off's clock moves only when the test moves it: on a busy machine the password
+    # checks (threads of low priority) can take longer than the wait itself
+    clock = [1000.0]
+    monkeypatch.setattr(server.backoff, "time", SimpleNamespace(monotonic=lambda: clock[0]))
     with app_client(database_url, login_free_failures=3, login_backoff_seconds=1.0) as client:
         register(client, "alice")
         for _ in range(3):
@@ -236,7 +266,7 @@ def test_failed_logins_make_the_next_wait_and_a_right_one_after_the_wait_works(
         for _ in range(3):
             assert post(client, "/api/auth/login", "nobody", "guess-1234").status_code == 401
         assert post(client, "/api/auth/login", "nobody", "guess-1234").status_code == 429
-        time.sleep(1.05)
+        clock[0] += 1.05
         late = post(client, "/api/auth/login", "alice")
         assert late.status_code == 200, late.text
         assert client.get("/api/me", headers=bearer(late.json()["token"])).is_success

@@ -53,6 +53,7 @@ from server.updates import apply_patch
 from tests.engine.leaks import Knowledge
 from tests.server.conftest import make_settings, register
 from tests.server.sockets import signed_in
+from tests.soak import soak
 
 RANK_KEYS = frozenset(r.value for r in engine.Rank)
 RANK_WORDS = RANK_KEYS | frozenset(engine.CHINESE_NAME.values())
@@ -61,13 +62,13 @@ MARSHALS = {"field_marshal", "supreme_marshal"}
 
 # room (the server's default rooms) -> games played there: more of the quick variants
 ROOMS = {
-    "siguo-1": 3,
-    "siguo-open": 2,  # 双明: partners see each other's pieces
-    "luanzhan-1": 3,
-    "sandayi-1": 2,
-    "sanguo-1": 4,  # seats drawn at random for every game
-    "liangguo-1": 8,
-    "fanqi-1": 5,
+    "siguo-1": soak(1, 3),
+    "siguo-open": soak(1, 2),  # 双明: partners see each other's pieces
+    "luanzhan-1": soak(1, 3),
+    "sandayi-1": soak(1, 2),
+    "sanguo-1": soak(2, 4),  # seats drawn at random for every game
+    "liangguo-1": soak(2, 8),
+    "fanqi-1": soak(1, 5),
 }
 GAME_SECONDS = 90  # a game that takes longer has stalled
 

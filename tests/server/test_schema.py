@@ -31,6 +31,7 @@ from schemathesis.specs.openapi.checks import content_type_conformance, response
 from server.app import create_app
 from server.moderation import set_role
 from tests.server.conftest import make_settings, register
+from tests.soak import soak
 
 CHECKS = [not_a_server_error, response_schema_conformance, content_type_conformance]
 schema = schemathesis.openapi.from_dict(
@@ -80,7 +81,7 @@ def send(client: TestClient, case: schemathesis.Case[Any], headers: dict[str, st
 
 @schema.parametrize()
 @settings(
-    max_examples=4,
+    max_examples=soak(2, 4),
     derandomize=True,
     database=None,
     deadline=None,

@@ -34,7 +34,7 @@ from server.app import create_app
 from server.db import Base
 from server.limits import RateLimit, SharedRateLimit
 from server.models import Token, User
-from tests.live import free_port, junqi_serve
+from tests.live import free_port, junqi_serve, redis_database
 from tests.server.conftest import make_settings, register
 from tests.server.sockets import Player, auth, live_socket, signed_in, socket_url
 from tests.server.test_realtime import connect, start_game
@@ -76,8 +76,8 @@ REDIS = os.environ.get("JUNQI_TEST_REDIS", "redis://127.0.0.1:6379")
 
 def test_a_shared_rate_limit_counts_the_events_of_every_process_together() -> None:
     async def main() -> None:
-        # two clients, as two server processes would have; a database of this test's own
-        first, second = (aioredis.from_url(f"{REDIS}/12") for _ in range(2))
+        # two clients, as two server processes would have, on this worker's own database
+        first, second = (aioredis.from_url(f"{REDIS}/{redis_database()}") for _ in range(2))
         try:
             await first.ping()
         except RedisError:

@@ -16,8 +16,16 @@ from engine.sampling import random_action
 from server.updates import apply_patch
 from tests.engine.test_fanqi import carry, play
 from tests.engine.test_random_games import new_random_game, random_steps
+from tests.soak import soak
 
-GAMES = {"siguo": 6, "liangguo": 10, "sanguo": 6, "luanzhan": 4, "sandayi": 4, "fanqi": 10}
+GAMES = {  # random games per variant
+    "siguo": soak(2, 6),
+    "liangguo": soak(3, 10),
+    "sanguo": soak(2, 6),
+    "luanzhan": soak(1, 4),
+    "sandayi": soak(1, 4),
+    "fanqi": soak(3, 10),
+}
 
 
 def check_changes(before: GameState, after: GameState) -> int:
@@ -69,7 +77,7 @@ def test_a_reveal_elsewhere_is_in_the_patch() -> None:
     patch carries them, for those who may now see them."""
     revealed = 0
     for information in ("hidden", "partners_open"):
-        for seed in range(3):
+        for seed in range(soak(1, 3)):
             rng = random.Random(f"reveals/{information}/{seed}")
             options = {"engineer_scouting": "team", "information": information}
             state = engine.new_game("siguo", seed=seed, options=options)

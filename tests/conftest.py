@@ -1,0 +1,64 @@
+"""The whole suite's settings: the soak switch (``JUNQI_SOAK=1``, read by ``tests.soak``) and
+the password cost.
+
+By default the loops of whole games and of generated examples run at small counts, and the
+tests marked ``soak`` (those that only make sense at their full count) are deselected, so that
+``scripts/test.sh`` stays quick; with ``JUNQI_SOAK=1`` every loop runs at its full count and the
+``soak`` tests run too. A hypothesis test without a count of its own takes the loaded profile's.
+"""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+from hypothesis import settings
+
+from tests.soak import SOAK
+
+# every app and server the tests start (their processes inherit it) hashes passwords at the
+# test cost: a test run makes hundreds of accounts (server/passwords.py)
+os.environ.setdefault("JUNQI_PASSWORD_COST", "test")
+
+settings.register_profile("quick", max_examples=20)
+settings.register_profile("soak", max_examples=100)  # hypothesis's own default
+settings.load_profile("soak" if SOAK else "quick")
+
+
+def pytest_report_header() -> str:
+    # said at the top of every run: with xdist the summary line counts no deselected tests
+    if SOAK:
+        return "soak run (JUNQI_SOAK=1): full counts, the soak tests included"
+    return "quick run: small counts, the soak tests deselected (JUNQI_SOAK=1 for the soak run)"
+
+
+# The modules that take longest (a whole minute or more of one worker: browsers, clusters of
+# real processes, clocks that run out), run first: the workers take whole modules
+# (``--dist loadscope``, scripts/test.sh), and the many short ones fill the gaps after them,
+# instead of one long module ending the run alone.
+LONGEST_FIRST = (
+    "tests/web/test_browser.py",
+    "tests/server/test_cluster_faults.py",
+    "tests/server/test_cluster.py",
+    "tests/web/",
+    "tests/server/test_scored_games.py",
+    "tests/server/test_admin",
+    "tests/server/test_restart.py",
+    "tests/server/test_schema.py",
+    "tests/engine/test_bot.py",
+)
+
+
+def _started_at(item: pytest.Item) -> int:
+    path = item.nodeid.split("::")[0]
+    return next((i for i, p in enumerate(LONGEST_FIRST) if path.startswith(p)), len(LONGEST_FIRST))
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    items.sort(key=_started_at)  # stable: each module's tests keep their order
+    if SOAK:
+        return
+    soaks = [item for item in items if item.get_closest_marker("soak")]
+    if soaks:
+        config.hook.pytest_deselected(items=soaks)
+        items[:] = [item for item in items if not item.get_closest_marker("soak")]
