@@ -1,6 +1,7 @@
 """Bots: strength and thinking time. Prints figures, asserts nothing.
 
-Usage: ``.venv/bin/python bench/bots.py [--matches 60] [--games 4]``
+Usage: ``.venv/bin/python bench/bots.py [--matches 60] [--games 4]``, or the gate:
+``.venv/bin/python bench/bots.py gate [--games 200] [--variant siguo] [--level normal] [--seed 0]``
 
 Strength: in 四国, a bot level on seats 0 and 2 against an opponent on 1 and 3, then the other way
 round on the same deal (seat rotation, shared deals): the normal bot against random-move players,
@@ -10,21 +11,35 @@ with 95% Wilson intervals.
 Time: whole bot games of 四国 and 乱战 at every level, every decision timed (median, p95, max),
 the way the server runs them: the seat's view and its beliefs in, an action out. The server runs
 these in worker processes, so they never block the event loop.
+
+Gate: today's bot (``engine``) against the frozen baseline (``bench/baseline_bot.py``) at one
+level, on shared deals with the teams swapped (each deal played twice, the new bot on one team
+and then on the other), the deals spread over a pool of worker processes: wins, draws and losses
+of the new bot, its win rate with a 95% Wilson interval, its score (draws count half) as Elo, an
+SPRT that may stop early, and each side's time per move (median, p95).
 """
 
 from __future__ import annotations
 
 import argparse
 import math
+import random
 import statistics
 import sys
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Mapping
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from bench.baseline_bot import FROZEN_FROM, BaselineBot
 from engine.arena import Bot, GreedyPlayer, Player, RandomPlayer, play
 from engine.bot import LEVELS
+from engine.outcome import GameResult
+from engine.variants import get_variant
 
 OPPONENTS: dict[str, Callable[[int], Player]] = {
     "random": lambda seat: RandomPlayer(),
@@ -42,9 +57,14 @@ def match(seed: int, level: str, opponent: str, first: tuple[int, ...]) -> str:
     }
     result = play("siguo", seed, players).result
     assert result is not None
-    if result.reason in ("elimination", "surrender"):
-        return "win" if first[0] in result.winners else "loss"
-    return "draw"
+    return outcome(result, first)
+
+
+def outcome(result: GameResult, seats: tuple[int, ...]) -> str:
+    """A game's result for the side on ``seats``: win, draw or loss."""
+    if result.reason.is_draw or not result.winners:
+        return "draw"
+    return "win" if set(seats) & set(result.winners) else "loss"
 
 
 def wilson(k: int, n: int) -> tuple[float, float]:
@@ -75,7 +95,22 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--matches", type=int, default=60, help="games per pairing")
     parser.add_argument("--games", type=int, default=4, help="timed games per variant and level")
+    commands = parser.add_subparsers(dest="command")
+    g = commands.add_parser("gate", help="the new bot against the frozen baseline")
+    g.add_argument("--games", type=int, default=200, help="games at most (two per deal)")
+    g.add_argument("--variant", default="siguo", help="siguo, luanzhan, liangguo or fanqi")
+    g.add_argument("--level", default="normal", choices=LEVELS)
+    g.add_argument("--seed", type=int, default=0, help="the first deal's seed")
+    g.add_argument("--workers", type=int, default=2, help="worker processes")
+    g.add_argument("--elo0", type=float, default=0.0)
+    g.add_argument("--elo1", type=float, default=50.0)
+    g.add_argument("--alpha", type=float, default=0.05)
+    g.add_argument("--beta", type=float, default=0.05)
+    g.add_argument("--min-games", type=int, default=20, help="before the SPRT may stop")
     args = parser.parse_args()
+    if args.command == "gate":
+        gate(args)
+        return
     print(f"strength in 四国 ({args.matches} games each, seats rotated on shared deals):")
     for level, opponent in (
         ("normal", "random"),
@@ -101,6 +136,156 @@ def main() -> None:
                 flush=True,
             )
     print("target: p95 under 300 ms at the normal level")
+
+
+# --- the gate: the new bot against the frozen baseline ------------------------------------------
+
+
+class Timed:
+    """A player whose every move (or flip) is timed into ``times``."""
+
+    def __init__(self, player: Player, times: list[float]) -> None:
+        self.player, self.times = player, times
+
+    def observe(self, event: Mapping[str, Any] | None) -> None:
+        self.player.observe(event)
+
+    def decide(self, view: dict[str, Any], rng: random.Random) -> dict[str, Any] | None:
+        start = time.perf_counter()
+        action = self.player.decide(view, rng)
+        if action is not None and action["type"] in ("move", "flip"):
+            self.times.append(time.perf_counter() - start)
+        return action
+
+
+@dataclass
+class Game:
+    result: str  # the new bot's: win, draw or loss
+    new: list[float]  # seconds per move of each side
+    old: list[float]
+
+
+def gate_teams(variant: str) -> tuple[int, ...]:
+    """The seats' teams, for variants of two fixed teams (四国, 乱战, 二人, 翻棋)."""
+    teams = get_variant(variant).teams
+    if sorted(set(teams)) != [0, 1]:
+        raise SystemExit(f"the gate plays two fixed teams: not {variant}")
+    return teams
+
+
+def gate_deal(variant: str, level: str, seed: int) -> list[Game]:
+    """Deal ``seed`` played twice: the new bot on team 0 against the baseline, then on team 1."""
+    teams = gate_teams(variant)
+    games = []
+    for new_team in (0, 1):
+        new: list[float] = []
+        old: list[float] = []
+        players: dict[int, Player] = {
+            seat: Timed(Bot(variant, seat, level), new)
+            if team == new_team
+            else Timed(BaselineBot(variant, seat, level), old)
+            for seat, team in enumerate(teams)
+        }
+        result = play(variant, seed, players).result
+        assert result is not None
+        ours = tuple(s for s, t in enumerate(teams) if t == new_team)
+        games.append(Game(outcome(result, ours), new, old))
+    return games
+
+
+def tally(games: list[Game]) -> tuple[int, int, int]:
+    """The new bot's wins, draws and losses."""
+    results = [g.result for g in games]
+    return results.count("win"), results.count("draw"), results.count("loss")
+
+
+def expected_score(elo: float) -> float:
+    return 1 / (1 + 10 ** (-elo / 400))
+
+
+def sprt_llr(wins: int, draws: int, losses: int, elo0: float, elo1: float) -> float:
+    """The log-likelihood ratio of Elo ``elo1`` against ``elo0`` (the normal approximation of
+    the generalised SPRT over game scores 1, 1/2, 0)."""
+    n = wins + draws + losses
+    if n == 0:
+        return 0.0
+    score = (wins + draws / 2) / n
+    var = (wins * (1 - score) ** 2 + draws * (0.5 - score) ** 2 + losses * score**2) / n
+    var = max(var, 1e-3)  # all alike so far: not certainty
+    s0, s1 = expected_score(elo0), expected_score(elo1)
+    return n * (s1 - s0) * (2 * score - s0 - s1) / (2 * var)
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(len(ordered) * q))] if ordered else 0.0
+
+
+def gate(args: argparse.Namespace) -> None:
+    gate_teams(args.variant)
+    deals = [args.seed + k for k in range((args.games + 1) // 2)]
+    lower = math.log(args.beta / (1 - args.alpha))
+    upper = math.log((1 - args.beta) / args.alpha)
+    print(
+        f"gate: {args.variant} {args.level}, the new bot against the baseline frozen from "
+        f"{FROZEN_FROM}: {len(deals)} deals x 2 (teams swapped), seeds {deals[0]}-{deals[-1]}, "
+        f"{args.workers} workers; SPRT elo0={args.elo0:g} elo1={args.elo1:g} "
+        f"alpha={args.alpha:g} beta={args.beta:g} (LLR bounds {lower:.2f}, {upper:.2f})",
+        flush=True,
+    )
+    games: list[Game] = []
+    verdict = "undecided"
+    started = time.perf_counter()
+    with ProcessPoolExecutor(max_workers=args.workers) as pool:
+        pending: set[Future[list[Game]]] = {
+            pool.submit(gate_deal, args.variant, args.level, seed) for seed in deals
+        }
+        while pending and verdict == "undecided":
+            done, pending = wait(pending, return_when=FIRST_COMPLETED)
+            for future in done:
+                games += future.result()
+            wins, draws, losses = tally(games)
+            llr = sprt_llr(wins, draws, losses, args.elo0, args.elo1)
+            if len(games) % 20 < 2 or not pending:
+                print(
+                    f"  {len(games):4} games  {wins}-{draws}-{losses}  LLR {llr:+.2f}", flush=True
+                )
+            if len(games) >= args.min_games and llr <= lower:
+                verdict = f"H0 ({args.elo0:+g} Elo) accepted against H1 ({args.elo1:+g} Elo)"
+            elif len(games) >= args.min_games and llr >= upper:
+                verdict = f"H1 ({args.elo1:+g} Elo) accepted against H0 ({args.elo0:+g} Elo)"
+        for future in pending:
+            future.cancel()
+    report(games, verdict, args, time.perf_counter() - started)
+
+
+def report(games: list[Game], verdict: str, args: argparse.Namespace, seconds: float) -> None:
+    n = len(games)
+    wins, draws, losses = tally(games)
+    low, high = wilson(wins, n)
+    score = (wins + draws / 2) / n
+    var = (wins * (1 - score) ** 2 + draws * (0.5 - score) ** 2 + losses * score**2) / n
+    spread = math.sqrt(var / n)
+
+    def elo(s: float) -> str:
+        value = -400 * math.log10(1 / min(max(s, 1e-6), 1 - 1e-6) - 1)
+        return f"{value:+.0f}" if round(value) else "0"
+
+    print(f"result after {n} games ({seconds:.0f} s): new bot W-D-L {wins}-{draws}-{losses}")
+    print(f"  win rate {wins / n:.1%} (95% Wilson CI {low:.1%}-{high:.1%})")
+    s_low, s_high = score - 1.96 * spread, score + 1.96 * spread
+    print(
+        f"  score {score:.1%} (draws half; 95% CI {s_low:.1%}-{s_high:.1%}), "
+        f"Elo {elo(score)} ({elo(s_low)} to {elo(s_high)})"
+    )
+    llr = sprt_llr(wins, draws, losses, args.elo0, args.elo1)
+    print(f"  SPRT: LLR {llr:+.2f}, {verdict}")
+    for side in ("new", "old"):
+        times = [t for g in games for t in getattr(g, side)]
+        print(
+            f"  {side} bot: {len(times)} moves, median {statistics.median(times) * 1000:.1f} ms, "
+            f"p95 {percentile(times, 0.95) * 1000:.1f} ms per move"
+        )
 
 
 if __name__ == "__main__":

@@ -6,10 +6,12 @@ every piece it cannot see the set of ranks still possible, with a weight for eac
 - a piece that moved is no landmine, flag or fortress; one that turned on the rail is an
   engineer (or the 三打一 missile);
 - a fight bounds the unknown side's rank by the outcome against the known side's rank;
-- flags revealed, scouted and raised pieces and every rank the view shows are certain;
+- flags revealed, scouted and raised pieces and every rank the view shows are certain; once a
+  seat's flag is shown (or raised), none of its hidden pieces is a flag;
 - stock counting: when every copy of a rank of an army is accounted for (seen alive or seen
   die), no other piece of that army can have it; repeated until nothing changes;
-- layout priors: a flag stands in an HQ, landmines in the last two rows, no bomb in the front row.
+- layout priors (``layout_prior``): a flag stands in an HQ, landmines in the last two rows, no
+  bomb in the front row (where the variant says so).
 
 It knows nothing the seat does not: a bot built on it is fair by construction.
 """
@@ -21,10 +23,11 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine.board import Board, get_board
+from engine.board import Board, Station, StationKind, get_board
 from engine.combat import combat
+from engine.deployment import FRONT_ROW, LANDMINE_ROWS
 from engine.pieces import IMMOBILE_RANKS, RAIL_FLYERS, STANDARD_ARMY, Rank
-from engine.variants import get_variant
+from engine.variants import Variant, get_variant
 
 ALL_RANKS = frozenset(STANDARD_ARMY)
 
@@ -49,6 +52,33 @@ class Guess:
     @property
     def certain(self) -> Rank | None:
         return next(iter(self.weights)) if len(self.weights) == 1 else None
+
+
+def layout_prior(variant: Variant, station: Station) -> dict[Rank, float]:
+    """The ranks that may stand on ``station`` at the start (RULES.md §5, §9), weighted by
+    the stock (dealt armies: any rank alike): the flag only in an HQ; in the standard armies
+    landmines only in the last two rows and no bomb in the front row unless the rules allow."""
+    standard = variant.dealing is None
+    army = variant.army if standard else dict.fromkeys(STANDARD_ARMY, 1)  # in a fixed order
+    weights = {}
+    for rank, count in army.items():
+        if rank == Rank.FLAG and station.kind != StationKind.HQ:
+            continue
+        if standard and rank == Rank.LANDMINE and station.row not in LANDMINE_ROWS:
+            continue
+        front = station.row == FRONT_ROW and not variant.rules.bombs_in_front_row
+        if standard and rank == Rank.BOMB and front:
+            continue
+        weights[rank] = float(count)
+    return weights
+
+
+def flags_known(view: Mapping[str, Any]) -> set[int]:
+    """The seats whose flags the view shows (or which raised one): the rules show all of a
+    seat's flags at once (RULES.md §7, §9.2, §9.3), so no hidden piece of theirs is a flag."""
+    shown = {p.get("seat") for p in view.get("pieces", []) if p.get("rank") == Rank.FLAG}
+    raised = {s["seat"] for s in view.get("seats", []) if s.get("flag_raised") is not None}
+    return {s for s in shown | raised if s is not None}
 
 
 def straight(board: Board, origin: str, target: str) -> bool:
@@ -99,21 +129,14 @@ class Beliefs:
         for station in list(self.pieces):
             if station not in present:
                 del self.pieces[station]
+        flagged = flags_known(view)
+        for guess in self.pieces.values():
+            if guess.seat in flagged and guess.certain is None:
+                guess.keep(r for r in guess.weights if r != Rank.FLAG)
         self.count_stock()
 
     def prior(self, station: str) -> dict[Rank, float]:
-        army = self.variant.army if self.standard else dict.fromkeys(ALL_RANKS, 1)
-        st = self.board.station(station)
-        weights = {}
-        for rank, count in army.items():
-            if rank == Rank.FLAG and st.kind != "hq":
-                continue
-            if self.standard and rank == Rank.LANDMINE and st.row not in (5, 6):
-                continue
-            if self.standard and rank == Rank.BOMB and st.row == 1:
-                continue
-            weights[rank] = float(count)
-        return weights
+        return layout_prior(self.variant, self.board.station(station))
 
     # --- events -----------------------------------------------------------------------------
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
-from engine.beliefs import straight
+from engine.beliefs import flags_known, straight
 from engine.board import Board, get_board
 from engine.combat import combat
 from engine.deployment import auto_layout, deployment_problems, split_key
@@ -178,8 +178,8 @@ def choose_move(
     pieces = {p["station"]: p for p in view["pieces"]}
     team = view["seats"][seat]["team"]
     enemies = {s["seat"] for s in view["seats"] if s["team"] != team and s["eliminated"] is None}
-    goals = enemy_hqs(view["board"], enemies)
     board = get_board(view["board"])
+    goals = enemy_flags(view, board, pieces, enemies, guesses)
     threats = set() if level == "easy" else flag_threats(board, seat, pieces, enemies)
     rules = get_variant(view["variant"]).rules
     hq_lock = rules.hq_lock
@@ -196,16 +196,20 @@ def choose_move(
         for target in targets:
             score = rng.random() * settings.noise
             other = pieces.get(target)
+            # a piece ending in an HQ never moves again: worth it only to take a flag there
+            stuck = hq_lock and board.station(target).kind == "hq" and target not in goals
             if other is not None and other.get("seat") != seat:
                 fights.append((origin, target))
-                # fights keep the game going (40 quiet moves draw it): lean towards them
-                score += lean + (GUARD if target in threats else 0.0)
-            elif hq_lock and board.station(target).kind == "hq" and mine.get("rank"):
-                score -= LOCKED * VALUE[mine["rank"]] + PROGRESS * 2
-            # head for the enemy HQs, where the flags are
-            score += PROGRESS * (
-                distance(view["board"], origin, goals) - distance(view["board"], target, goals)
-            )
+                # fights keep the game going (40 quiet moves draw it): lean towards them, but
+                # not into an HQ that holds no flag, where a piece is thrown away
+                score += (0.0 if stuck else lean) + (GUARD if target in threats else 0.0)
+            elif stuck and mine.get("rank"):
+                score -= LOCKED * VALUE[mine["rank"]]
+            if not stuck:  # head for the enemy flags (a piece stuck in an HQ goes nowhere)
+                score += PROGRESS * (
+                    distance(view["board"], origin, goals, hq_lock)
+                    - distance(view["board"], target, goals, hq_lock)
+                )
             if (target, origin) in recent[-2:]:
                 score -= REPEAT  # back and forth gets nowhere
             quiet_engineer = mine.get("rank") == "engineer" and other is None and level != "easy"
@@ -222,16 +226,22 @@ def choose_move(
         gains = expected_gains(view, guesses, rng, candidates, settings.samples, settings.rounds)
         return max(candidates, key=lambda m: quick[m] + gains[m])
     for origin, target in fights:
+        locked = hq_lock and board.station(target).kind == "hq"
         quick[origin, target] += attack_value(
-            pieces[origin].get("rank"), pieces[target].get("rank"), guesses.get(target)
+            pieces[origin].get("rank"), pieces[target].get("rank"), guesses.get(target), locked
         )
     return max(quick, key=quick.__getitem__)
 
 
 def attack_value(
-    attacker: str | None, defender: str | None, guess: Mapping[str, float] | None
+    attacker: str | None,
+    defender: str | None,
+    guess: Mapping[str, float] | None,
+    locked: bool = False,
 ) -> float:
-    """The expected gain of an attack over the ranks the defender may have."""
+    """The expected gain of an attack over the ranks the defender may have; ``locked``: the
+    defender stands in an HQ, where a winner is stuck for good and loses ``LOCKED`` of its
+    value (unless it took the flag), and the defender, stuck there too, is worth as little."""
     if attacker is None or attacker in ("landmine", "flag", "fortress"):
         return 0.0
     if defender is not None:
@@ -244,9 +254,10 @@ def attack_value(
     gain = 0.0
     for rank, p in chances.items():
         outcome = combat(attacker, rank)
-        theirs = VALUE.get(rank, 2)
+        stuck = locked and rank != "flag"  # a piece in an HQ for good is worth LOCKED less
+        theirs = VALUE.get(rank, 2) * (1 - LOCKED if stuck else 1.0)
         if outcome == "attacker":
-            gain += p * theirs
+            gain += p * (theirs - (LOCKED * mine if stuck else 0.0))
         elif outcome == "both":
             gain += p * (theirs - mine)
         else:
@@ -275,6 +286,42 @@ def flag_threats(
     }
 
 
+def enemy_flags(
+    view: Mapping[str, Any],
+    board: Board,
+    pieces: Mapping[str, dict[str, Any]],
+    enemies: set[int],
+    guesses: Mapping[str, Mapping[str, float]],
+) -> frozenset[str]:
+    """Where the enemies' flags may stand (the goals of progress): a seat's flags once they are
+    shown or raised (none of its other pieces is one, ``flags_known``), else its HQs holding a
+    hidden piece of its own that may be its flag. 翻棋: every enemy HQ (a carried flag wins
+    there)."""
+    hqs = enemy_hqs(board.key, enemies)
+    if get_variant(view["variant"]).dealing == "fanqi":
+        return hqs
+    known = flags_known(view)
+    goals: set[str] = set()
+    for seat in enemies:
+        if seat in known:
+            raised = view["seats"][seat].get("flag_raised")
+            shown = {
+                s for s, p in pieces.items() if p.get("seat") == seat and p.get("rank") == "flag"
+            }
+            goals |= shown | ({raised} if raised else set())
+            continue
+        held = {
+            s
+            for s in hqs
+            if board.station(s).seat == seat
+            and pieces.get(s, {}).get("seat") == seat
+            and "rank" not in pieces[s]
+            and (s not in guesses or guesses[s].get(Rank.FLAG, 0.0) > 0)
+        }
+        goals |= held or {s for s in hqs if board.station(s).seat == seat}
+    return frozenset(goals)
+
+
 def enemy_hqs(board_key: str, enemies: set[int]) -> frozenset[str]:
     board = get_board(board_key)
     return frozenset(
@@ -284,16 +331,18 @@ def enemy_hqs(board_key: str, enemies: set[int]) -> frozenset[str]:
     )
 
 
-def distance(board_key: str, station: str, goals: frozenset[str]) -> int:
-    """Steps (along any edge) from ``station`` to the nearest of ``goals``."""
+def distance(board_key: str, station: str, goals: frozenset[str], hq_lock: bool = False) -> int:
+    """Steps (along any edge) from ``station`` to the nearest of ``goals``; with ``hq_lock``
+    no way leads through an HQ (a piece entering one stays there)."""
     if not goals:
         return 0
-    table = _distances(board_key)[station]
-    return min(table[g] for g in goals)
+    table = _distances(board_key, hq_lock)[station]
+    far = len(table)  # no way there
+    return min(table.get(g, far) for g in goals)
 
 
 @cache
-def _distances(board_key: str) -> dict[str, dict[str, int]]:
+def _distances(board_key: str, hq_lock: bool) -> dict[str, dict[str, int]]:
     board = get_board(board_key)
     out = {}
     for start in board.stations:
@@ -301,6 +350,8 @@ def _distances(board_key: str) -> dict[str, dict[str, int]]:
         frontier = deque([start])
         while frontier:
             here = frontier.popleft()
+            if here != start and hq_lock and board.station(here).kind == "hq":
+                continue  # reached, but a dead end
             for nxt in board.neighbours(here):
                 if nxt not in seen:
                     seen[nxt] = seen[here] + 1

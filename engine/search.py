@@ -22,12 +22,13 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from engine.board import get_board
+from engine.beliefs import flags_known, layout_prior
+from engine.board import Station, get_board
 from engine.combat import Outcome
 from engine.movement import legal_moves, move_tables
 from engine.pieces import Piece, Rank
 from engine.position import Position
-from engine.variants import RuleOptions, TurnDirection, get_variant
+from engine.variants import RuleOptions, TurnDirection, Variant, get_variant
 
 # how much a piece is worth to keep (a rough scale for trades)
 VALUE: Mapping[str, float] = {
@@ -69,10 +70,13 @@ def sample_ranks(
     rng: random.Random,
 ) -> dict[str, tuple[int, str]]:
     """Every piece of the view with a rank: shown ranks as they are, hidden ones drawn from
-    ``guesses`` (station -> {rank: probability}); in the standard armies no seat gets more
-    copies of a rank than its army has. The most constrained pieces are drawn first."""
+    ``guesses`` (station -> {rank: probability}; without one, what the layout rules allow
+    there); in the standard armies no seat gets more copies of a rank than its army has, and
+    no seat whose flag is shown gets another. The most constrained pieces are drawn first."""
     variant = get_variant(view["variant"])
+    board = get_board(view["board"])
     stock = variant.army if variant.dealing is None else None
+    flagged = flags_known(view)
     pieces: dict[str, tuple[int, str]] = {}
     hidden: list[tuple[int, str, Mapping[str, float]]] = []
     left: dict[int, Counter[str]] = {}
@@ -85,8 +89,11 @@ def sample_ranks(
             if stock is not None:
                 left[seat][p["rank"]] -= 1
         else:
-            chances = guesses.get(p["station"]) or _prior(stock)
-            hidden.append((seat, p["station"], chances))
+            station = p["station"]
+            chances = guesses.get(station) or _prior(variant, board.station(station))
+            if seat in flagged:  # its flags are all shown: the rest are other ranks
+                chances = {r: w for r, w in chances.items() if r != Rank.FLAG} or chances
+            hidden.append((seat, station, chances))
     hidden.sort(key=lambda h: len(h[2]))
     for seat, station, chances in hidden:
         ranks = list(chances)
@@ -100,10 +107,8 @@ def sample_ranks(
     return pieces
 
 
-def _prior(stock: Mapping[Rank, int] | None) -> dict[str, float]:
-    if stock is None:
-        return {r: 1.0 for r in VALUE if r != "flag"}
-    return {r.value: float(n) for r, n in stock.items()}
+def _prior(variant: Variant, station: Station) -> dict[str, float]:
+    return {rank.value: w for rank, w in layout_prior(variant, station).items()}
 
 
 def expected_gains(
@@ -175,7 +180,7 @@ class _Sample:
         elif self.rules.hq_lock and self.tables.hqs >> t & 1 and defender.rank != Rank.FLAG:
             lost += LOCKED * VALUE[attacker.rank]  # the winner is stuck in that HQ for good
         if outcome != Outcome.DEFENDER:
-            lost -= VALUE[defender.rank]
+            lost -= self._worth(defender, t)
             last_flag = defender.rank == Rank.FLAG and not any(
                 p and p.seat == defender.seat and p.rank == Rank.FLAG for p in after.cells
             )
@@ -216,16 +221,24 @@ class _Sample:
         return self.play(position, seat, (ids[chosen[0]], ids[chosen[1]]))
 
     def _gain(self, attacker: Piece, defender: Piece | None, target: int) -> float:
-        """What hitting ``defender`` is worth to the attacker's team."""
+        """What hitting ``defender`` is worth to the attacker's team (as ``play`` counts it: a
+        winner stuck in an HQ loses ``LOCKED`` of its value)."""
         assert defender is not None
-        outcome = self.rules.fight(
-            attacker.rank, defender.rank, defender_in_hq=bool(self.tables.hqs >> target & 1)
-        )
+        in_hq = bool(self.tables.hqs >> target & 1)
+        outcome = self.rules.fight(attacker.rank, defender.rank, defender_in_hq=in_hq)
+        theirs = self._worth(defender, target)
         if outcome == Outcome.ATTACKER:
-            return VALUE[defender.rank]
+            stuck = self.rules.hq_lock and in_hq and defender.rank != Rank.FLAG
+            return theirs - (LOCKED * VALUE[attacker.rank] if stuck else 0.0)
         if outcome == Outcome.DEFENDER:
             return -VALUE[attacker.rank]
-        return VALUE[defender.rank] - VALUE[attacker.rank]
+        return theirs - VALUE[attacker.rank]
+
+    def _worth(self, piece: Piece, index: int) -> float:
+        """A piece's value; in an HQ (but the flag) it can never move nor guard a way again,
+        so it is worth only what a winner stuck there keeps: ``1 - LOCKED`` of it."""
+        stuck = self.rules.hq_lock and self.tables.hqs >> index & 1 and piece.rank != Rank.FLAG
+        return VALUE[piece.rank] * (1 - LOCKED if stuck else 1.0)
 
     def danger(self, position: Position) -> float:
         """``EXPOSED`` for each enemy piece next to our flags, ``STRANDED`` for each piece short

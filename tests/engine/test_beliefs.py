@@ -119,3 +119,25 @@ def test_beliefs_never_contradict_the_truth_in_random_games() -> None:
                     piece = state.board_position.piece_at(station)
                     assert piece is not None and piece.seat == guess.seat
                     assert piece.rank in guess.weights, (seat, station, piece, guess.weights)
+
+
+def test_once_a_flag_is_shown_no_other_piece_of_its_seat_is_a_flag() -> None:
+    """乱战 counts no stock (armies are dealt), yet a seat's flags are shown all at once: seat 1
+    has no 司令, so its flag on 1:62 is shown from the start, and 1:64 holds no flag."""
+    pieces: Pieces = {
+        "0:62": (0, "flag"),
+        "0:51": (0, "major"),
+        "1:62": (1, "flag"),
+        "1:64": (1, "landmine"),
+        "1:51": (1, "major"),
+        "2:62": (2, "flag"),
+        "2:51": (2, "major"),
+        "3:62": (3, "flag"),
+        "3:51": (3, "field_marshal"),  # seat 3's flag stays hidden
+        "3:64": (3, "landmine"),
+    }
+    beliefs = Beliefs("luanzhan", 0)
+    beliefs.update(engine.view(setup("luanzhan", pieces), 0))
+    assert ranks(beliefs, "1:62") == {"flag"}
+    assert "flag" not in ranks(beliefs, "1:64") and "landmine" in ranks(beliefs, "1:64")
+    assert "flag" in ranks(beliefs, "3:62") and "flag" in ranks(beliefs, "3:64")

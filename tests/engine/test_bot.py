@@ -10,18 +10,24 @@ import pytest
 
 import engine
 from engine.arena import Bot, play
-from engine.bot import choose_action
-from tests.engine.game_helpers import Pieces, setup
+from engine.beliefs import Beliefs
+from engine.bot import attack_value, choose_action, enemy_flags
+from engine.search import LOCKED, VALUE
+from tests.engine.game_helpers import Pieces, act, setup
 from tests.engine.leaks import Knowledge, check_events, check_view
+from tests.soak import soak
 
-GAMES = 200  # seeded games per variant with the quick (easy) bots
-SEARCHED = {"normal": 3, "hard": 1}  # seeded games per variant with a searching bot
+GAMES = 200  # seeded games per variant with the quick (easy) bots, in the soak run only
+SEARCHED = {"normal": soak(1, 3), "hard": 1}  # seeded games per variant with a searching bot
+# three more pieces of seat 0 that can move, far from the action: no seat of ours is short of them
+RESERVE: Pieces = {"0:21": (0, "colonel"), "0:23": (0, "colonel"), "0:25": (0, "colonel")}
 
 
 def bots(variant: str, levels: list[str]) -> dict[int, Bot]:
     return {s: Bot(variant, s, levels[s % len(levels)]) for s in engine.get_variant(variant).seats}
 
 
+@pytest.mark.soak  # the whole games of the quick suite are below and in tests/server
 @pytest.mark.parametrize("variant", sorted(engine.VARIANTS))
 def test_hundreds_of_bot_games_end_with_legal_actions_only(variant: str) -> None:
     """``arena.play`` applies every action with ``engine.apply``, which refuses illegal ones."""
@@ -33,9 +39,16 @@ def test_hundreds_of_bot_games_end_with_legal_actions_only(variant: str) -> None
     assert reasons["elimination"] > 0  # the games are played, not drawn out
 
 
-@pytest.mark.parametrize("variant", sorted(engine.VARIANTS))
-@pytest.mark.parametrize("level", ["normal", "hard"])
-def test_searching_bots_play_whole_games(variant: str, level: str) -> None:
+def searched(level: str, variant: str) -> Any:
+    """A hard bot's whole game of three or four seats takes ~10 s: those only in the soak run."""
+    slow = level == "hard" and len(engine.get_variant(variant).seats) > 2
+    return pytest.param(level, variant, marks=[pytest.mark.soak] if slow else [])
+
+
+@pytest.mark.parametrize(
+    ("level", "variant"), [searched(lv, v) for lv in SEARCHED for v in sorted(engine.VARIANTS)]
+)
+def test_searching_bots_play_whole_games(level: str, variant: str) -> None:
     for seed in range(SEARCHED[level]):
         final = play(variant, seed, bots(variant, [level, "easy"]))
         assert final.result is not None
@@ -193,7 +206,7 @@ def test_a_bot_is_given_its_view_and_its_events_and_nothing_more(variant: str) -
         knowledge[0].after(before, action, after)
         now[:] = [after]
 
-    for seed in range(2):
+    for seed in range(soak(1, 2)):
         now.clear()
         knowledge.clear()
         players = {s: Watched(variant, s, "normal") for s in seats}
@@ -235,3 +248,102 @@ def test_a_bot_bombs_a_known_field_marshal(level: str) -> None:
     for seed in range(10):
         action = choose_action(view, random.Random(seed), level=level)
         assert action == {"type": "move", "origin": "0:21", "target": "1:15"}
+
+
+# --- the other HQ, once a flag is shown (issue #23) ---------------------------------------------
+
+
+def flag_shown(pieces: Pieces) -> tuple[dict[str, Any], Beliefs]:
+    """Seat 0's view and beliefs in 二人 after its bomb on 0:15 traded with seat 1's 司令 on
+    1:11, which shows seat 1's flag to everyone, and seat 1 answered 1:31-1:32."""
+    state = setup(
+        "liangguo",
+        {**pieces, "0:15": (0, "bomb"), "1:11": (1, "field_marshal"), "1:31": (1, "captain")},
+    )
+    beliefs = Beliefs("liangguo", 0)
+    beliefs.update(engine.view(state, 0))
+    for action in (engine.Move(0, "0:15", "1:11"), engine.Move(1, "1:31", "1:32")):
+        state, events = act(state, action)
+        beliefs.follow((e.for_viewer(0) for e in events), engine.view(state, 0))
+    view = engine.view(state, 0)
+    assert {"station": "1:62", "seat": 1, "rank": "flag"}.items() <= next(
+        p for p in view["pieces"] if p["station"] == "1:62"
+    ).items()
+    return view, beliefs
+
+
+OTHER_HQ: Pieces = {
+    "0:62": (0, "flag"),
+    "0:61": (0, "landmine"),
+    "0:63": (0, "landmine"),
+    "1:62": (1, "flag"),
+    "1:64": (1, "landmine"),  # the other HQ: nothing to win there
+    "1:13": (1, "lieutenant"),
+}
+
+
+def test_a_bot_heads_for_a_shown_flag_not_the_other_hq() -> None:
+    """From 1:55, 1:65 is a step towards the other HQ (and, through it, the flag: but a piece
+    entering an HQ stays there); 1:45 is on the way to the flag round the HQs."""
+    view, beliefs = flag_shown({**OTHER_HQ, **RESERVE, "1:55": (0, "major")})
+    view["legal_moves"] = {"1:55": ["1:45", "1:65"]}
+    for seed in range(10):
+        action = choose_action(view, random.Random(seed), beliefs.table(), "hard")
+        assert action == {"type": "move", "origin": "1:55", "target": "1:45"}
+
+
+@pytest.mark.parametrize("rank", ["captain", "bomb"])
+def test_a_bot_leaves_the_other_hq_alone_once_the_flag_is_shown(rank: str) -> None:
+    """Its last piece that moves stands beside the other HQ: hitting it can win nothing but
+    a piece stuck there, and the winner would be stuck too."""
+    pieces = {**OTHER_HQ, "1:35": (1, "captain"), "1:41": (1, "lieutenant"), "1:65": (0, rank)}
+    view, beliefs = flag_shown(pieces)
+    for seed in range(10):
+        for level in ("normal", "hard"):
+            action = choose_action(view, random.Random(seed), beliefs.table(), level)
+            assert action is not None and action["target"] != "1:64"
+
+
+@pytest.mark.parametrize("level", ["easy", "normal", "hard"])
+def test_a_bot_does_not_dig_the_other_hq_in_luanzhan(level: str) -> None:
+    """乱战: seat 1 has no 司令, so its flag on 1:62 is shown from the start; any attacker digs
+    an HQ's occupant, but the one on 1:64 is no flag (a seat's flags are shown all at once)."""
+    pieces: Pieces = {
+        "0:62": (0, "flag"),
+        "1:65": (0, "captain"),
+        "1:62": (1, "flag"),
+        "1:64": (1, "landmine"),
+        "1:51": (1, "major"),
+        "1:31": (1, "captain"),
+        "2:62": (2, "flag"),
+        "2:51": (2, "major"),
+        "3:62": (3, "flag"),
+        "3:51": (3, "major"),
+        **RESERVE,
+    }
+    view = engine.view(setup("luanzhan", pieces), 0)
+    beliefs = Beliefs("luanzhan", 0)
+    beliefs.update(view)
+    for seed in range(10):
+        action = choose_action(view, random.Random(seed), beliefs.table(), level)
+        assert action is not None and action["target"] != "1:64"
+
+
+def test_an_attack_into_an_hq_pays_for_the_winner_stuck_there() -> None:
+    captain = {"captain": 1.0}
+    assert attack_value("general", None, captain) == VALUE["captain"]
+    stuck = attack_value("general", None, captain, locked=True)
+    assert stuck == (1 - LOCKED) * VALUE["captain"] - LOCKED * VALUE["general"]
+    assert attack_value("lieutenant", "flag", None, locked=True) == VALUE["flag"]
+
+
+def test_the_goals_are_where_enemy_flags_may_stand() -> None:
+    view, beliefs = flag_shown({**OTHER_HQ, **RESERVE})
+    board = engine.get_board("liangguo")
+    pieces = {p["station"]: p for p in view["pieces"]}
+    assert enemy_flags(view, board, pieces, {1}, beliefs.table()) == {"1:62"}  # shown
+    hidden = engine.view(setup("liangguo", {**OTHER_HQ, **RESERVE}), 0)
+    pieces = {p["station"]: p for p in hidden["pieces"]}
+    assert enemy_flags(hidden, board, pieces, {1}, {}) == {"1:62", "1:64"}
+    no_flag = {"1:64": {"landmine": 1.0}}  # say, a fight told
+    assert enemy_flags(hidden, board, pieces, {1}, no_flag) == {"1:62"}

@@ -11,7 +11,15 @@ import engine
 from engine.beliefs import Beliefs
 from engine.deployment import auto_layout
 from engine.pieces import STANDARD_ARMY
-from engine.search import EXPOSED, LOCKED, STRANDED, VALUE, expected_gains, sample_ranks
+from engine.search import (
+    ENEMY_SIGHT,
+    EXPOSED,
+    LOCKED,
+    STRANDED,
+    VALUE,
+    expected_gains,
+    sample_ranks,
+)
 from tests.engine.game_helpers import Pieces, setup
 
 # three more pieces of seat 0 that can move, far from the action: no seat of ours is short of them
@@ -93,7 +101,66 @@ def test_winning_into_an_hq_that_holds_no_flag_locks_the_winner() -> None:
     view = engine.view(setup("liangguo", pieces, information="open"), 0)
     view["legal_moves"] = {"0:51": ["1:62"]}
     gains = expected_gains(view, {}, random.Random(1), [("0:51", "1:62")], samples=2)
-    assert gains[("0:51", "1:62")] == pytest.approx(VALUE["captain"] - LOCKED * VALUE["general"])
+    # the captain was stuck in that HQ too: worth as little as the winner keeps
+    expected = (1 - LOCKED) * VALUE["captain"] - LOCKED * VALUE["general"]
+    assert gains[("0:51", "1:62")] == pytest.approx(expected)
+
+
+def test_an_enemy_s_answer_into_an_hq_counts_its_winner_stuck_there() -> None:
+    """The enemy general may take our captain in our HQ 0:64 (and stay there for good) or our
+    lieutenant on 0:55: it takes the lieutenant."""
+    pieces: Pieces = {
+        "0:62": (0, "flag"),
+        "0:61": (0, "landmine"),
+        "0:63": (0, "landmine"),
+        "0:52": (0, "colonel"),
+        "0:64": (0, "captain"),
+        "0:55": (0, "lieutenant"),
+        "0:65": (1, "general"),
+        "1:62": (1, "flag"),
+        **RESERVE,
+    }
+    view = engine.view(setup("liangguo", pieces, information="open"), 0)
+    quiet = ("0:21", "0:11")
+    gains = expected_gains(view, {}, random.Random(1), [quiet], samples=2)
+    assert gains[quiet] == pytest.approx(-ENEMY_SIGHT * VALUE["lieutenant"])
+
+
+def test_guessed_positions_follow_the_layout_rules_without_beliefs() -> None:
+    """With no beliefs to go by, a hidden piece gets a rank that may stand where it stands."""
+    pieces = {
+        sid: (seat, rank)
+        for seat in (0, 1)
+        for sid, rank in auto_layout("liangguo", seat, 7).items()
+    }
+    view = engine.view(engine.start_from("liangguo", pieces, seed="t", host=0)[0], 0)
+    board = engine.get_board("liangguo")
+    for seed in range(40):
+        for station, (_, rank) in sample_ranks(view, {}, random.Random(seed)).items():
+            row = board.station(station).row
+            assert rank != "flag" or board.station(station).kind == "hq"
+            assert rank != "landmine" or row in (5, 6)
+            assert rank != "bomb" or row != 1
+
+
+def test_a_seat_whose_flag_is_shown_has_no_other_flag_in_guessed_positions() -> None:
+    """乱战 (no stock to count): seat 1 has no 司令, so its flag on 1:62 is shown from the
+    start; a guess that still allows a flag on 1:64 is not followed there."""
+    pieces: Pieces = {
+        "0:62": (0, "flag"),
+        "0:51": (0, "major"),
+        "1:62": (1, "flag"),
+        "1:64": (1, "landmine"),
+        "1:51": (1, "major"),
+        "2:62": (2, "flag"),
+        "2:51": (2, "major"),
+        "3:62": (3, "flag"),
+        "3:51": (3, "major"),
+    }
+    view = engine.view(setup("luanzhan", pieces), 0)
+    guesses = {"1:64": {"flag": 0.5, "landmine": 0.5}}
+    for seed in range(20):
+        assert sample_ranks(view, guesses, random.Random(seed))["1:64"] == (1, "landmine")
 
 
 def test_an_enemy_stepping_next_to_the_flag_is_counted() -> None:
