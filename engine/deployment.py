@@ -364,14 +364,39 @@ def auto_layout(
     are placed legally are kept where they are and the rest are placed around them (自动布局 at
     the deploy deadline). ``hand`` and ``banker`` as for ``layout_problems``; dealt extra flags
     become 军长 unless the partial already holds two flags.
+
+    Every hand the platform deals can be laid out; if the partial's choices leave no room (two
+    flags kept beside twelve landmines, say), they give way: the partial with one flag, then
+    none of it. A hand no layout can hold (more pieces than stations, landmines beyond the
+    back rows) raises ``MalformedInput``.
     """
     v = get_variant(variant)
-    board = v.board
     plan = _plan(v, seat, hand, banker)
-    rng = random.Random(f"{variant}/{seat}/{seed}")
+    tries = [dict(partial or {})]
+    flags = [sid for sid, key in tries[0].items() if (_parsed(key) or (None,))[0] == Rank.FLAG]
+    if len(flags) > 1:  # keep the first flag only: the others become 军长
+        tries.append({sid: key for sid, key in tries[0].items() if sid not in flags[1:]})
+    tries.append({})
+    for kept in tries:
+        layout = _place(plan, random.Random(f"{variant}/{seat}/{seed}"), kept)
+        if layout is not None:
+            return layout
+    pieces, stations = sum(plan.army.values()), len(plan.stations)
+    raise MalformedInput(
+        f"no layout holds this hand of {pieces} pieces on {stations} stations "
+        f"({plan.army[Rank.LANDMINE]} landmines, {plan.army[Rank.FLAG]} flags)"
+    )
+
+
+def _place(plan: _Plan, rng: random.Random, partial: Mapping[str, str]) -> dict[str, str] | None:
+    """``auto_layout`` with one partial: the layout, or None if the pieces do not fit."""
+    board = plan.variant.board
+    banker = plan.banker
     free = {sid: board.station(sid) for sid in plan.stations}
-    wanted = {sid: _parsed(key) for sid, key in (partial or {}).items()}
+    wanted = {sid: _parsed(key) for sid, key in partial.items()}
     pool = plan.final_army(sum(1 for w in wanted.values() if w and w[0] == Rank.FLAG) or 1)
+    if sum(pool.values()) > len(free):
+        return None
     layout: dict[str, str] = {}
     kept: dict[str, Rank] = {}
     row4_mines = 0
@@ -394,9 +419,7 @@ def auto_layout(
             and fits(parsed[0], free[sid])
         ):
             pool[parsed[0]] -= 1
-            place(sid, parsed[0], str((partial or {})[sid]))
-    if _colour_problems(plan, {s: split_key(k) for s, k in layout.items()}):
-        layout = {s: kept[s].value for s in layout}  # drop colour choices the hand cannot meet
+            place(sid, parsed[0], str(partial[sid]))
 
     flags = [sid for sid, r in kept.items() if r == Rank.FLAG]
     flag_col = board.station(flags[0]).col if flags else rng.choice((2, 4))
@@ -409,10 +432,12 @@ def auto_layout(
                 # Kept pieces fill every station this rank may use: move one that is placed
                 # later in the order (so it finds a station of its own afterwards).
                 later = set(order[order.index(rank) + 1 :])
-                options = [
-                    s for s, r in kept.items() if r in later and plan.allows(rank, board.station(s))
+                movable = [
+                    s for s, r in kept.items() if r in later and fits(rank, board.station(s))
                 ]
-                evicted = rng.choice(sorted(options))
+                if not movable:
+                    return None
+                evicted = rng.choice(sorted(movable))
                 pool[kept.pop(evicted)] += 1
                 del layout[evicted]
                 free[evicted] = board.station(evicted)
@@ -420,6 +445,10 @@ def auto_layout(
             weights = [_weight(rank, free[s].row or 0, free[s].col or 0, flag_col) for s in options]
             sid = rng.choices(options, weights=weights)[0]
             place(sid, rank, rank.value)
+    # colour choices are checked once the flags are all placed: how many of them stay flags
+    # decides which colours of 军长 the hand holds
+    if _colour_problems(plan, {s: split_key(k) for s, k in layout.items()}):
+        layout = {s: kept[s].value for s in layout}  # drop colour choices the hand cannot meet
     return {sid: layout[sid] for sid in plan.stations if sid in layout}
 
 

@@ -101,15 +101,20 @@ async def check_layout(body: DeployIn) -> list[ProblemOut]:
 @router.post("/auto", response_model=dict[str, str])
 async def auto(body: DeployIn) -> dict[str, str]:
     """An automatic layout (自动布局) that keeps the legal part of ``layout``."""
-    layout = engine.auto_layout(
-        body.variant,
-        body.seat,
-        body.seed,
-        partial=body.layout or None,
-        hand=_hand(body),
-        banker=body.banker,
-    )
+    layout = _auto_layout(body, partial=body.layout or None)
     return {sid: str(key) for sid, key in layout.items()}
+
+
+def _auto_layout(body: DeployIn, partial: dict[str, str] | None = None) -> dict[str, str]:
+    """自动布局 for the request's seat and hand; a hand that no layout can hold (only a made-up
+    one: every dealt hand fits) is refused with 422 ``layout_impossible``."""
+    hand = _hand(body)
+    try:
+        return engine.auto_layout(
+            body.variant, body.seat, body.seed, partial=partial, hand=hand, banker=body.banker
+        )
+    except engine.MalformedInput as error:
+        raise refusal(422, "layout_impossible", str(error)) from None
 
 
 class StartOut(BaseModel):
@@ -124,12 +129,12 @@ async def starting_layout(body: DeployIn, user: CurrentUser, session: Session) -
     """The layout a player's deployment starts from, never an empty arm: the one they played
     their last game of the variant with, turned to this seat, or else an automatic one (always
     for dealt hands, which differ from game to game)."""
-    hand = _hand(body)
+    _hand(body)  # the request is checked first
     if engine.get_variant(body.variant).dealing is None:
         last = await _last_layout(session, user.id, body.variant, body.seat)
         if last is not None:
             return StartOut(layout=last, source="last")
-    layout = engine.auto_layout(body.variant, body.seat, body.seed, hand=hand, banker=body.banker)
+    layout = _auto_layout(body)
     return StartOut(layout={sid: str(key) for sid, key in layout.items()}, source="auto")
 
 

@@ -239,6 +239,21 @@ def test_a_layout_larger_than_its_board_is_refused_before_any_work(
     assert calls == ["layout_problems"]
 
 
+def test_a_made_up_hand_no_layout_can_hold_is_refused_in_words(client: TestClient) -> None:
+    # 14 landmines (the four armies have 12): the back rows and row 4 hold 12 at most
+    token = register(client, "布雷者")
+    hand = [["landmine", 0]] * 14 + [["flag", 0]] + [["major", 0]] * 10
+    for path in ("auto", "start"):
+        answer = client.post(
+            f"/api/layouts/{path}",
+            json={"variant": "luanzhan", "seat": 0, "hand": hand},
+            headers={"Authorization": f"Bearer {token}"},
+        )
+        assert answer.status_code == 422, (path, answer.text)
+        assert answer.headers["x-error-code"] == "layout_impossible"
+        assert answer.json()["detail"].startswith("no layout holds this hand of 25 pieces")
+
+
 # --- proxy trust ----------------------------------------------------------------------------
 
 
