@@ -51,7 +51,11 @@ def live_socket(base: str, token: str, **options: Any) -> Iterator[ClientConnect
 async def open_live_socket(base: str, token: str, **options: Any) -> AsyncConnection:
     """A socket of the real server at ``base``, signed in (a websockets asyncio client)."""
     ws = await async_connect(socket_url(base), **options)
-    await ws.send(auth(token))
+    try:
+        await ws.send(auth(token))
+    except BaseException:
+        await ws.close()  # no socket left open for the garbage collector to find
+        raise
     return ws
 
 

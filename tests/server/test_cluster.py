@@ -227,6 +227,7 @@ class Player:
             try:
                 message = await self.receive()
             except websockets.ConnectionClosed:
+                await self.ws.close()  # its transport too, at once
                 self.pending.clear()  # whether those went through, the snapshot will say
                 self.bases.append(self.bases.pop(0))
                 await self.connect()
