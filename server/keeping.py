@@ -111,6 +111,33 @@ _APPEND = insert(LiveLogEntry)
 
 Statement = tuple[UpdateBase, list[dict[str, Any]]]  # with its rows
 
+# PostgreSQL, going games (no new one): the tables' data ($1 ids, $2 data) and their log rows
+# ($3-$6 columns) in one statement; fenced, only the tables this node holds ($8) at the
+# writer's epoch ($7), whose leases it locks (a takeover waits for it), and it returns them
+_PG_WRITES = """
+tables AS (
+    UPDATE live_tables t SET data = d.data
+    FROM unnest($1::varchar[], $2::text[]) AS d(id, data)
+    WHERE t.id = d.id AND d.id IN (SELECT table_id FROM held)
+), appended AS (
+    INSERT INTO live_log (table_id, kind, n, body)
+    SELECT r.table_id, r.kind, r.n, r.body
+    FROM unnest($3::varchar[], $4::varchar[], $5::int[], $6::text[]) AS r(table_id, kind, n, body)
+    WHERE r.table_id IN (SELECT table_id FROM held)
+)"""
+_PG_APPEND = f"""
+WITH held AS (SELECT unnest($1::varchar[]) AS table_id), {_PG_WRITES}
+SELECT 1"""
+_PG_FENCED_APPEND = f"""
+WITH held AS (
+    SELECT o.table_id FROM table_owners o
+    JOIN unnest($1::varchar[], $7::int[]) AS w(table_id, epoch)
+        ON o.table_id = w.table_id AND o.epoch = w.epoch
+    WHERE o.node = $8
+    FOR UPDATE OF o
+), {_PG_WRITES}
+SELECT table_id FROM held"""
+
 
 @functools.cache
 def _sqlite_text(statement: UpdateBase) -> str:
@@ -227,11 +254,13 @@ class Keeper:
                             raise
                         refused = await asyncio.to_thread(self._write_sqlite, unwritten, 5.0)
                     self._checkpoint_if_due()
-                else:
-                    async with self.engine.begin() as connection:
+                elif any(t.header is not None for t in unwritten.values()):
+                    async with self.engine.begin() as connection:  # a new game: its log goes
                         refused = await self._fence(connection, unwritten)
                         for statement, rows in self._statements(unwritten, refused):
                             await connection.execute(statement, rows)
+                else:
+                    refused = await self._append_postgresql(unwritten)
             except Exception as error:  # every save in it failed: its table says so
                 for table in unwritten.values():
                     for written in table.waiting:
@@ -260,6 +289,26 @@ class Keeper:
             )
         held = await connection.execute(self._leases(list(unwritten)).with_for_update())
         return self._refused(unwritten, {row.table_id: row.epoch for row in held})
+
+    async def _append_postgresql(self, unwritten: dict[str, _Unwritten]) -> set[str]:
+        """A write of going games on PostgreSQL as one statement, in a transaction of its own:
+        one round trip to the database (a move's write is on the way of every move). In a
+        cluster the statement locks the leases held at the writers' epochs first, and writes
+        only their tables; a frozen process holds no lock while it is frozen (the statement
+        ends on the server)."""
+        ids = list(unwritten)
+        rows = [row for t in unwritten.values() for row in t.rows]
+        log = [[row[k] for row in rows] for k in ("table_id", "kind", "n", "body")]
+        data = [t.data for t in unwritten.values()]
+        async with self.engine.connect() as connection:
+            raw = (await connection.get_raw_connection()).driver_connection
+            assert raw is not None
+            if self.node is None:
+                await raw.execute(_PG_APPEND, ids, data, *log)
+                return set()
+            epochs = [t.epoch for t in unwritten.values()]
+            held = await raw.fetch(_PG_FENCED_APPEND, ids, data, *log, epochs, self.node)
+        return set(ids) - {row[0] for row in held}
 
     def _leases(self, table_ids: list[str]) -> Select[str, int]:
         """The epochs of the tables this node holds among ``table_ids``."""

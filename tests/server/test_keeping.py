@@ -72,6 +72,16 @@ def test_a_new_owner_rebuilds_the_kept_game_and_the_old_one_can_no_longer_write(
             return_exceptions=True,
         )
         assert isinstance(lost, LeaseLost) and written is None
+        # a write of going games only (no new game: one statement on PostgreSQL) is fenced too
+        extra = (seq + 1, kept_event(events[0]))
+        lost, written = await asyncio.gather(
+            old.save("t1", {"version": -1}, state, saved, [extra], epoch=1),
+            old.save("t2", {"version": 2}, first, len(first.log), [(1, extra[1])], epoch=1),
+            return_exceptions=True,
+        )
+        assert isinstance(lost, LeaseLost) and written is None
+        t2 = await new.load("t2")
+        assert t2 is not None and t2.data == {"version": 2} and t2.events == [(1, extra[1])]
         with pytest.raises(LeaseLost):
             await old.drop("t1", epoch=1)  # refused as well: the new owner's game stays
         assert await new.kept() == ["t1", "t2"]
