@@ -52,8 +52,8 @@ async def list_games(session: Session, limit: int = Query(50, ge=1)) -> list[dic
 
 @router.get("/{game_id}", responses=NOT_FOUND)
 async def summary(game_id: GameId, session: Session) -> dict[str, Any]:
-    """A game: its variant, room, status, who played which seat, and (once it is over) its
-    result and how many actions its record holds."""
+    """A game: its variant, room, status, the commitment to its seed, who played which seat,
+    and (once it is over) the seed, its result and how many actions its record holds."""
     game = await session.get(Game, game_id)
     if game is None:
         raise HTTPException(404, f"no game {game_id!r}")
@@ -64,6 +64,7 @@ async def summary(game_id: GameId, session: Session) -> dict[str, Any]:
         "room": game.room,
         "status": game.status,
         "commitment": game.commitment,
+        "seed": game.seed if finished else None,  # never before the end (docs/fairness.md)
         "players": await _players(session, game.id),
         "result": json.loads(game.result) if finished and game.result else None,
         "steps": len(json.loads(game.record)["actions"]) if finished and game.record else None,

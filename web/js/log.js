@@ -71,8 +71,8 @@ export function logList(events, who, on = {}, current = null, most = 300) {
       ${l.seat === null ? nothing : html`<span class="dot" aria-hidden="true"></span><b>${who.name(l.seat)}</b> `}${l.text}</li>`)}</ol>`;
 }
 
-// The end of a game: who won, why, and what each seat scored.
-export function resultCard(snap, names, { onClose, onReady, onReplay, onLobby }) {
+// The end of a game: who won, why, what each seat scored, and ``fair``: the seed and its check.
+export function resultCard(snap, names, { onClose, onReady, onReplay, onLobby, fair = nothing }) {
   const g = snap.game, result = g?.result;
   if (!result) return nothing;
   const me = snap.you;
@@ -96,6 +96,7 @@ export function resultCard(snap, names, { onClose, onReady, onReplay, onLobby })
       <td>${s.elimination ? eliminationText(s.elimination.reason) : ""}</td>
       <td class="points">${(points[s.seat] ?? 0) > 0 ? "+" : ""}${points[s.seat] ?? 0}</td>
       <td class="title">${snap.seats[s.seat]?.name && !snap.seats[s.seat].bot ? snap.seats[s.seat].title : ""}</td></tr>`)}</tbody></table>
+    ${fair}
     <div class="buttons">
       ${onReady ? html`<button id="again" class="primary" @click=${onReady}>${t("playAgain")}</button>` : nothing}
       ${snap.game_id ? html`<button id="to-replay" @click=${onReplay}>${t("replay")}</button>` : nothing}

@@ -3,8 +3,9 @@
 // marked and the players at their arms; seen with the board open, as spectators saw it, or as
 // any seat knew the game at that moment (the server's view of that seat then, nothing more).
 
-import { html } from "../vendor/lit-html/lit-html.js";
+import { html, nothing } from "../vendor/lit-html/lit-html.js";
 import { bestGeometry, boardView } from "./board.js";
+import { dealStations, fairBox } from "./fairness.js";
 import { errorText, rankLabel, t, variantName } from "./i18n.js";
 import { logList } from "./log.js";
 import { armName, seatColour } from "./seats.js";
@@ -22,7 +23,7 @@ export async function openReplay(gameId, ply) {
   stop();
   store.view = "replay";
   const r = store.replay = { id: gameId, summary: null, steps: 0, step: 0, perspective: "open", state: null,
-    moves: [], cache: new Map(), speed: 1, timer: null, bottom: 0 };
+    moves: [], cache: new Map(), speed: 1, timer: null, bottom: 0, fair: {} };
   changed();
   try {
     r.summary = await store.api.call("GET", `/api/games/${gameId}`);
@@ -118,6 +119,26 @@ function lastMove(r) {
   return null;
 }
 
+// What the fairness check reads: the seed and commitment shown, and the finished game's deal as
+// its record tells it (every hand, every flip, 翻棋's whole board at the start); what this
+// browser saw during the game, if it was there, fairness.js remembers.
+function fairSource(r) {
+  const variant = r.state?.variant, board = r.state?.board;
+  return {
+    game: r.id, variant, seed: r.summary?.seed, commitment: r.summary?.commitment,
+    stations: variant === "fanqi" ? dealStations(board) : null,
+    record: async () => {
+      const moves = await store.api.call("GET", `/api/games/${r.id}/moves?perspective=open`);
+      const start = variant === "fanqi" ? (await stateAt({ ...r, perspective: "open" }, 0)).pieces : null;
+      // 三打一's first hands are in each seat's first view, not in an event
+      const first = variant === "sandayi"
+        ? await Promise.all(r.state.seats.map((s) => stateAt({ ...r, perspective: String(s.seat) }, 0))) : [];
+      const hands = first.filter((v) => v.deal?.hand).map((v) => ({ kind: "hand", seat: v.viewer, deal: v.deal.number, final: v.deal.banker !== null, pieces: v.deal.hand }));
+      return { events: [...hands, ...moves.flatMap((m) => m.events)], start };
+    },
+  };
+}
+
 export function replayView() {
   const r = store.replay;
   const g = r?.state;
@@ -176,6 +197,8 @@ export function replayView() {
       </div>
     </div>
     <aside class="side">
+      ${r.summary?.seed ? html`<section class="card fair-card"><h3>${t("fairTitle")}</h3>
+        ${fairBox(r.fair, () => fairSource(r), { commitment: r.summary.commitment })}</section>` : nothing}
       <section class="card"><h3>${t("history")}</h3>
         ${logList(events, who, { pick: (line) => { stop(); go(line.seq); } }, r.step, Infinity)}</section>
     </aside>

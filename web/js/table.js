@@ -7,6 +7,7 @@ import { act, command, snapshotArrived } from "./actions.js";
 import { bestGeometry, boardView, UNIT } from "./board.js";
 import { chatBox } from "./chat.js";
 import { deploying, deployTools, confirmButton, draftPieces, followDeployment, problemMarks, swap } from "./deploy.js";
+import { commitmentLine, dealStations, fairBox, rememberTable } from "./fairness.js";
 import { outcomeText, rankLabel, rankName, reasonText, t, variantName } from "./i18n.js";
 import { logList, nameOf, resultCard } from "./log.js";
 import { handTray, pregameCard } from "./pregame.js";
@@ -23,7 +24,7 @@ export function openTable(id) {
   if (store.table && store.table.id !== id) store.socket.unwatch(store.table.id);
   store.view = "table";
   store.table = { id, snapshot: null, events: [], selected: null, fights: [], slide: null, zoom: null,
-    bottom: null, showResult: true, deploy: null, level: "normal", names: [] };
+    bottom: null, showResult: true, deploy: null, level: "normal", names: [], fair: {} };
   if (location.hash !== `#table/${id}`) history.pushState(null, "", `#table/${id}`);
   store.socket.watch(id).catch(() => {});
   changed();
@@ -62,6 +63,7 @@ export function tableMessage(m) {
   const [was, now] = [before?.game, m.snapshot.game];
   if (was?.phase !== now?.phase || (now?.phase === "playing" && was.to_move !== now.to_move)) tbl.selected = null;
   if (followDeployment(tbl)) tbl.autoZoom = true;
+  rememberTable(m.snapshot, tbl.events); // what this page saw of the deal (fairness.js)
   snapshotArrived(m.snapshot.version);
   changed();
 }
@@ -370,6 +372,7 @@ export function tableView() {
       onReady: again,
       onReplay: () => { location.hash = `#replay/${snap.game_id}`; },
       onLobby: () => leave(tbl),
+      fair: fairBox(tbl.fair, () => fairSource(tbl)),
     })
     : pregameCard(snap);
   return html`<section class=${`table-view${f.stacked ? " stacked" : ""}`} id="table" data-variant=${g?.variant ?? snap.variant}
@@ -387,6 +390,8 @@ export function tableView() {
         <p class="sub">${t(snap.status)} · ${t("spectators", { n: snap.spectators })}${g ? ` · ${t("moves", { n: g.total_moves })}` : ""}</p>
         ${snap.rated === false ? html`<p class="sub unrated-note">${t("unrated", { why: t(`unrated_${snap.unrated_because}`) })}</p>` : nothing}
         ${me === null ? html`<p class="sub">${t("viewFrom")}</p>` : nothing}
+        ${commitmentLine(g?.commitment)}
+        ${finished && !tbl.showResult ? fairBox(tbl.fair, () => fairSource(tbl)) : nothing}
       </section>
       ${deploying(tbl) ? deployTools(tbl) : nothing}
       ${g?.deal?.hand && g.phase === "deploying" && !deploying(tbl) ? html`<section class="card">${handTray(g.deal.hand)}</section>` : nothing}
@@ -401,6 +406,14 @@ function who(tbl) {
   const snap = tbl.snapshot;
   return { name: (seat) => nameOf(snap, seat, tbl.names), colour: (seat) => seatColour(snap.game, seat),
     arm: (seat) => armName(snap.game, seat) };
+}
+
+// What the fairness check reads when its button is pressed: the seed and commitment shown (and
+// what this page saw of the deal during the game, which rememberTable kept).
+function fairSource(tbl) {
+  const snap = tbl.snapshot, g = snap.game;
+  return { game: snap.game_id, variant: g?.variant, seed: g?.seed, commitment: g?.commitment,
+    stations: g?.variant === "fanqi" ? dealStations(g.board) : null };
 }
 
 function roomName(id) {
