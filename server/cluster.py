@@ -171,11 +171,13 @@ class Cluster:
 
     def reconnected(self) -> None:
         """The broker's connection to Redis came back (Redis may have restarted empty): the
-        clocks go on, the entries are written again, and the sockets here watching another
-        node's table get a fresh snapshot, for the updates lost meanwhile."""
+        clocks go on, the entries are written again, the rooms are read again, and the sockets
+        here watching another node's table get a fresh snapshot, for the updates lost
+        meanwhile."""
         for table in list(self.lobby.tables.values()):
             table.spawn(functools.partial(table.hold_clocks, False))
             self.lobby.changed(table)
+        self.lobby.reload_rooms_soon()  # a room an admin changed meanwhile went unheard
 
         for topic in list(self.broker.topics):
             table_id = topic.removeprefix("table:")

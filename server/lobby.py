@@ -1,4 +1,10 @@
-"""The lobby 大厅: variants → rooms → tables, and its live listing (REST and broker topic)."""
+"""The lobby 大厅: variants → rooms → tables, and its live listing (REST and broker topic).
+
+Rooms live in the database: written from the configuration at start, and made, edited, closed
+and reopened by admins (``server.admin``). Each process keeps a copy (``Lobby.rooms``); a change
+reaches every process's copy through the broker topic ``rooms`` (each reads the room again from
+the database), and a new table reads its room from the database first, so that a room closed a
+moment ago on another process takes no table here either."""
 
 from __future__ import annotations
 
@@ -32,23 +38,54 @@ if TYPE_CHECKING:
 router = APIRouter(prefix="/api", tags=["lobby"])
 LOBBY_TOPIC = "lobby"  # the whole listing, for this process's lobby watchers
 TABLES_TOPIC = "tables"  # a table's lobby entry changed (any process)
+ROOMS_TOPIC = "rooms"  # a room changed in the database (any process): ``{"room": id}``
+# what starts a game, or leads to one: refused at the tables of a closed room
+NEW_GAME_COMMANDS = frozenset({"sit", "set_ready", "add_bot", "seat_with_bots"})
 LISTING_DELAY = 0.05  # seconds
 
 log = logging.getLogger("junqi")
 
 
+def room_config(row: Room, owner: str | None) -> RoomConfig:
+    """A room of the database as the lobby and its tables know it (``owner``: the owner's name)."""
+    return RoomConfig(
+        id=row.id,
+        name=row.name,
+        variant=row.variant,
+        options=json.loads(row.options),
+        owner=owner,
+        tables=row.max_tables,
+        rated_with_bots=row.rated_with_bots,
+    )
+
+
+async def stored_rooms(
+    session: AsyncSession, room_id: str | None = None
+) -> list[tuple[Room, str | None]]:
+    """The rooms of the database (or the one ``room_id``) with their owner's name, by id."""
+    query = select(Room, User.name).join(User, User.id == Room.owner_id, isouter=True)
+    if room_id is not None:
+        query = query.where(Room.id == room_id)
+    rows = await session.execute(query.order_by(Room.id))
+    return [(row, owner) for row, owner in rows.all()]
+
+
 async def load_rooms(
     sessions: async_sessionmaker[AsyncSession], configured: list[RoomConfig]
 ) -> list[RoomConfig]:
-    """Write the configured rooms into the database (the configuration wins for those) and
-    return every room the database holds."""
+    """Write the configured rooms into the database (the configuration wins for those, but for
+    a room an admin has changed over REST: that one is the database's) and return every room
+    the database holds, closed ones too, the configured ones first in their order."""
     async with sessions() as session:
         for room in configured:
+            row = await session.get(Room, room.id)
+            if row is not None and row.changed_at is not None:
+                log.info("room %s is managed over /admin: its configuration is not used", room.id)
+                continue
             owner = None
             if room.owner is not None:
                 found = await session.execute(select(User.id).where(User.name == room.owner))
                 owner = found.scalar_one_or_none()
-            row = await session.get(Room, room.id)
             if row is None:
                 row = Room(id=room.id)
                 session.add(row)
@@ -57,21 +94,9 @@ async def load_rooms(
             row.owner_id = owner
             row.rated_with_bots = room.rated_with_bots
         await session.commit()
-        rows = await session.execute(
-            select(Room, User.name).join(User, User.id == Room.owner_id, isouter=True)
-        )
-        return [
-            RoomConfig(
-                id=row.id,
-                name=row.name,
-                variant=row.variant,
-                options=json.loads(row.options),
-                owner=owner_name,
-                tables=row.max_tables,
-                rated_with_bots=row.rated_with_bots,
-            )
-            for row, owner_name in rows.all()
-        ]
+        order = {room.id: n for n, room in enumerate(configured)}
+        rows = sorted(await stored_rooms(session), key=lambda r: order.get(r[0].id, len(order)))
+        return [room_config(row, owner) for row, owner in rows]
 
 
 def check_rooms(rooms: list[RoomConfig]) -> None:
@@ -86,8 +111,9 @@ def check_rooms(rooms: list[RoomConfig]) -> None:
 
 
 class Lobby:
-    """The rooms, the tables this process runs (``tables``) and the lobby entry of every table
-    of every process (``entries``); table commands go through ``run`` wherever the table is."""
+    """The rooms (``rooms``, closed ones too: their running games go on; ``closed_rooms``), the
+    tables this process runs (``tables``) and the lobby entry of every table of every process
+    (``entries``); table commands go through ``run`` wherever the table is."""
 
     def __init__(
         self,
@@ -101,6 +127,8 @@ class Lobby:
     ) -> None:
         check_rooms(rooms)
         self.rooms = {room.id: room for room in rooms}
+        self.closed_rooms: set[str] = set()  # read from the database at ``start``
+        self.origin = uuid.uuid4().hex  # this lobby's messages on ``ROOMS_TOPIC``
         self.broker = broker
         self.store = store
         self.cluster = cluster
@@ -114,13 +142,19 @@ class Lobby:
         self.entries: dict[str, dict[str, Any]] = {}
         self.listing_due = False
         self.tasks: list[asyncio.Task[None]] = []
+        self.pending: set[asyncio.Task[None]] = set()  # rooms being read again
         self.closed = False
 
     async def start(self) -> None:
-        """Follow the tables of every process, and take back the games left running."""
+        """Follow the tables and the rooms of every process, and take back the games left
+        running."""
         updates = self.broker.subscribe(TABLES_TOPIC)
         await self.broker.subscribed(TABLES_TOPIC)
         self.tasks.append(asyncio.create_task(self._follow(updates), name="lobby"))
+        rooms = self.broker.subscribe(ROOMS_TOPIC)
+        await self.broker.subscribed(ROOMS_TOPIC)
+        self.tasks.append(asyncio.create_task(self._follow_rooms(rooms), name="lobby rooms"))
+        await self.reload_rooms()  # which are closed
         self.tasks.append(asyncio.create_task(self._reap_idle_tables(), name="table reaper"))
         if self.cluster is not None:
             await self.cluster.start(self)
@@ -133,7 +167,7 @@ class Lobby:
         if self.closed:
             return
         self.closed = True
-        await cancel(self.tasks)
+        await cancel([*self.tasks, *self.pending])
         tables = list(self.tables.values())  # a table may leave meanwhile (its lease lapsed)
         if tables:
             # all at once, and not waiting long for one stuck in a command: the handover of
@@ -158,9 +192,7 @@ class Lobby:
         change the room's rule options for it, within what a table may change
         (``server.table_options``); ``stand_in`` (托管) lets a bot play for a player who is
         away; ``quick``: a table of play now, outside the room's count of tables."""
-        room = self.rooms.get(room_id)
-        if room is None:
-            raise TableError("no_room", f"no room {room_id!r}")
+        room = await self.open_room(room_id)
         try:
             changes = table_changes(room.variant, room.options, options or {})
         except BadOption as error:
@@ -193,6 +225,8 @@ class Lobby:
         """Play now (马上开始): the user's own table of bots in the room, or a new one, with
         the user seated and bots on every other seat. Its other tables of bots with no game on
         close: one is enough."""
+        if room_id in self.closed_rooms:
+            raise self.room_closed(room_id)
         mine = [
             t
             for t in list(self.tables.values())
@@ -218,11 +252,11 @@ class Lobby:
                 if idle is not None and now - idle >= self.policy.idle_seconds:
                     await self.close_table(table)
 
-    async def close_table(self, table: Table, idle_only: bool = True) -> None:
+    async def close_table(self, table: Table, idle_only: bool = True, why: str = "idle") -> None:
         """Close a table of this process without a game on (``idle_only``: only if nobody sits
-        at it either, checked in its actor); those watching it hear so."""
+        at it either, checked in its actor); those watching it hear so, and ``why``."""
         try:
-            closed = await table.call(functools.partial(table.close, idle_only))
+            closed = await table.call(functools.partial(table.close, idle_only, why))
         except TableError:  # it stopped meanwhile
             return
         if closed and self.tables.get(table.id) is table:
@@ -286,7 +320,12 @@ class Lobby:
             task.add_done_callback(lambda _: None)
 
     async def run(self, table_id: str, command: str, **args: Any) -> dict[str, Any]:
-        """Run a table command (``Table.run``) on the table, in whichever process runs it."""
+        """Run a table command (``Table.run``) on the table, in whichever process runs it; at
+        a table of a closed room nothing that leads to a new game (``NEW_GAME_COMMANDS``)."""
+        if command in NEW_GAME_COMMANDS and args.get("ready", True):
+            entry = self.entries.get(table_id)
+            if entry is not None and entry["listing"]["room"] in self.closed_rooms:
+                raise self.room_closed(entry["listing"]["room"])
         if self.cluster is not None:  # here or not, it may be moving: the cluster looks
             return await self.cluster.call(table_id, command, args)
         table = self.tables.get(table_id)
@@ -304,6 +343,99 @@ class Lobby:
         if entry is None:
             raise TableError("no_table", f"no table {table_id!r}")
         return self.rooms[entry["listing"]["room"]]
+
+    # --- the rooms ----------------------------------------------------------------------------
+
+    @staticmethod
+    def room_closed(room_id: str) -> TableError:
+        return TableError(
+            "room_closed",
+            f"room {room_id} is closed: no new tables or games in it (its running games finish)",
+        )
+
+    def default_room(self) -> str:
+        """The room of play now without one: the first open 四国 room, else the first open one."""
+        rooms = [r for r in self.rooms.values() if r.id not in self.closed_rooms]
+        room = next((r for r in rooms if r.variant == "siguo"), rooms[0] if rooms else None)
+        if room is None:
+            raise TableError("no_room", "no room is open")
+        return room.id
+
+    async def open_room(self, room_id: str) -> RoomConfig:
+        """The room as the database has it now (this process's copy brought up to date): a
+        room just closed or changed by an admin on any process counts at once. With the
+        database away for a moment, the copy."""
+        try:
+            await self.reload_room(room_id)
+        except Exception:
+            log.warning(
+                "room %s could not be read: its last known state counts", room_id, exc_info=True
+            )
+        room = self.rooms.get(room_id)
+        if room is None:
+            raise TableError("no_room", f"no room {room_id!r}")
+        if room_id in self.closed_rooms:
+            raise self.room_closed(room_id)
+        return room
+
+    async def room_changed(self, room_id: str) -> None:
+        """An admin changed the room in the database: the other processes read it again as
+        they hear of it, this one now."""
+        self.broker.publish(ROOMS_TOPIC, {"room": room_id, "from": self.origin})
+        await self.reload_room(room_id)
+
+    async def reload_rooms(self) -> None:
+        """Read every room from the database again (at start; after Redis was away, when
+        changes may have gone unheard)."""
+        async with self.store.sessions() as session:
+            rows = await stored_rooms(session)
+        for row, owner in rows:
+            await self._set_room(room_config(row, owner), row.closed_at is not None)
+
+    def reload_rooms_soon(self) -> None:
+        task = asyncio.create_task(self._reload_rooms_logged(), name="lobby rooms")
+        self.pending.add(task)
+        task.add_done_callback(self.pending.discard)
+
+    async def _reload_rooms_logged(self) -> None:
+        try:
+            await self.reload_rooms()
+        except Exception:
+            log.exception("the rooms could not be read again")
+
+    async def reload_room(self, room_id: str) -> None:
+        async with self.store.sessions() as session:
+            rows = await stored_rooms(session, room_id)
+        for row, owner in rows:
+            await self._set_room(room_config(row, owner), row.closed_at is not None)
+
+    async def _set_room(self, room: RoomConfig, closed: bool) -> None:
+        """This process's copy of a room. Tables keep the room they opened in (their rules
+        were announced with it); the owner and the listing change at once. A room that has
+        just closed closes its tables here with no game on; those with one play it out."""
+        was_closed = room.id in self.closed_rooms
+        if self.rooms.get(room.id) == room and was_closed == closed:
+            return
+        self.rooms[room.id] = room
+        if closed:
+            self.closed_rooms.add(room.id)
+        else:
+            self.closed_rooms.discard(room.id)
+        self.listing_changed()
+        if closed and not was_closed:
+            for table in list(self.tables.values()):
+                if table.room.id == room.id and not table.in_game:
+                    await self.close_table(table, idle_only=False, why="room_closed")
+
+    async def _follow_rooms(self, changes: Subscription) -> None:
+        while True:
+            change = await changes.get()
+            if change.get("from") == self.origin:
+                continue  # read already (``room_changed``)
+            try:
+                await self.reload_room(str(change["room"]))
+            except Exception:  # the database away for a moment: the next change reads it
+                log.exception("room %s could not be read again", change.get("room"))
 
     # --- the listing --------------------------------------------------------------------------
 
@@ -349,6 +481,11 @@ class Lobby:
             self.broker.publish_local(LOBBY_TOPIC, self.listing())
 
     def listing(self) -> dict[str, Any]:
+        """Variants and rooms with their tables; a closed room only while tables of it are left
+        (their games go on), marked ``closed``."""
+        tables: dict[str, list[dict[str, Any]]] = {}
+        for entry in self.entries.values():
+            tables.setdefault(entry["listing"]["room"], []).append(entry["listing"])
         return {
             "variants": [
                 {"key": v.key, "name": v.name, "seats": len(v.seats)} for v in VARIANTS.values()
@@ -360,14 +497,14 @@ class Lobby:
                     "variant": room.variant,
                     "options": room.options,
                     "owner": room.owner,
-                    "tables": [
-                        e["listing"]
-                        for e in self.entries.values()
-                        if e["listing"]["room"] == room.id
-                    ],
+                    "max_tables": room.tables,
+                    "rated_with_bots": room.rated_with_bots,
+                    "closed": room.id in self.closed_rooms,
+                    "tables": tables.get(room.id, []),
                     "option_keys": sorted(get_variant(room.variant).rules.to_dict()),
                 }
                 for room in self.rooms.values()
+                if room.id not in self.closed_rooms or room.id in tables
             ],
         }
 

@@ -119,7 +119,9 @@ class Standing(Base):
 
 
 class Room(Base):
-    """A room of the lobby: a variant with its rule options and its owner (室主)."""
+    """A room of the lobby: a variant with its rule options and its owner (室主), who moderates
+    the room's tables. Written from the configuration at start (``JUNQI_ROOMS``) until an admin
+    changes it over REST (``server.admin``); from then on the database's alone."""
 
     __tablename__ = "rooms"
 
@@ -130,6 +132,10 @@ class Room(Base):
     owner_id: Mapped[int | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"))
     max_tables: Mapped[int] = mapped_column(Integer, default=20)
     rated_with_bots: Mapped[bool] = mapped_column(default=False)
+    # when an admin last made, edited, closed or reopened it (None: as configured)
+    changed_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    # closed by an admin: no new table, its running games finish (None: open)
+    closed_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
 
 
 class Game(Base):

@@ -349,10 +349,7 @@ class Connection:
             await self.lobby.run(m.table, "sit", user_id=user.id, name=user.name, seat=m.seat)
             return {"version": await self.open_table(m.table, None)}
         elif isinstance(m, PlayNow):
-            room = m.room or next(
-                (r.id for r in self.lobby.rooms.values() if r.variant == "siguo"),
-                next(iter(self.lobby.rooms)),
-            )
+            room = m.room or self.lobby.default_room()
             table = await self.lobby.play_now(room, user.id, user.name)
             return {"table": table.id, "version": await self.open_table(table.id, None)}
         elif isinstance(m, AddBot):

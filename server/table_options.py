@@ -6,7 +6,9 @@ randomisation (随机防作弊), the information mode and every other rule stay 
 whose rules differ from its room's plays unrated: points are earned under the room's rules only.
 
 Every whole-number option has bounds, for rooms too (looser: the operator's), so that no
-option carries an unbounded number into a game's points and from there into the database.
+option carries an unbounded number into a game's points and from there into the database. A room
+an admin makes or edits over REST (``server.admin``) keeps the tables' bounds for the options a
+table may change, and the operator's for the others.
 """
 
 from __future__ import annotations
@@ -56,6 +58,18 @@ def checked_room_options(variant: str, options: dict[str, Any]) -> dict[str, Any
     _check(
         variant, options, lambda name: SCORE_BOUNDS if name.startswith("score_") else None, options
     )
+    return dict(options)
+
+
+def checked_admin_options(variant: str, options: dict[str, Any]) -> dict[str, Any]:
+    """A room's options as an admin sets them (``/admin/rooms``): as ``checked_room_options``,
+    but the options a table may change within the tables' own bounds (``TABLE_BOUNDS``): a room
+    made over REST is for people, with no clock of a second."""
+
+    def bounds(name: str) -> tuple[int, int] | None:
+        return TABLE_BOUNDS.get(name) or (SCORE_BOUNDS if name.startswith("score_") else None)
+
+    _check(variant, options, bounds, options)
     return dict(options)
 
 

@@ -300,13 +300,13 @@ class Table:
         elif self.idle_since is None:
             self.idle_since = time.time()
 
-    async def close(self, idle_only: bool) -> bool:
+    async def close(self, idle_only: bool, why: str = "idle") -> bool:
         """The table closes (no game may be on; ``idle_only``: nobody may be seated either);
-        those watching it hear so. Returns whether it did."""
+        those watching it hear so, and ``why``. Returns whether it did."""
         self.note_idle()
         if self.in_game or (idle_only and self.idle_since is None):
             return False
-        self.broker.publish(f"table:{self.id}", {"table": self.id, "closed": True})
+        self.broker.publish(f"table:{self.id}", {"table": self.id, "closed": True, "why": why})
         return True
 
     def set_alarm(self) -> None:

@@ -59,6 +59,7 @@ CODES = {  # docs/protocol.md, "Error codes" (and bad_option, bad_level of the t
     "too_large",
     "no_room",
     "room_full",
+    "room_closed",
     "no_table",
     "bad_seat",
     "seat_taken",
@@ -403,10 +404,10 @@ def check(probe: Probe, answer: dict[str, Any]) -> None:
     assert answer["ref"] == probe.ref, (probe.text, answer)
 
 
-def test_generated_messages_get_their_answers_and_change_no_game(tmp_path: Path) -> None:
 BATCHES = soak(50, 250)  # of generated messages sent by mallory
 
 
+def test_generated_messages_get_their_answers_and_change_no_game(tmp_path: Path) -> None:
     with arena(tmp_path) as place:
         game, other = place.games[0].table, place.games[1].table
         sent = 0
@@ -463,9 +464,9 @@ def test_adversarial_players_get_the_documented_errors(tmp_path: Path) -> None:
             (mover, act({"type": "escape"}), "not_allowed"),
             (mover, act({"type": "pause"}), "not_allowed"),  # a restart's, a disconnection's
             (mover, act({"type": "resume", "bonus": 600}), "not_allowed"),
-            (mover, act({"type": "bid", "level": 1}), "illegal"),
             (mover, act(layout), "illegal"),  # deploying is over
             (mover, act({"type": "pick_colour", "colour": 1}), "illegal"),  # no such phase
+            (mover, act({"type": "bid", "level": 1}), "illegal"),
             (mover, act({"type": "answer_proposal", "accept": True}), "illegal"),  # none made
             (mover, act({"type": "flip", "station": origin}), "illegal"),  # not 翻棋
             (mover, act({"type": "move", "origin": origin, "target": origin}), "illegal"),

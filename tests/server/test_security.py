@@ -184,7 +184,14 @@ PUBLIC = {  # (method, path) anyone may use; every other route needs a bearer to
     ("GET", "/ready"),
     ("GET", "/metrics"),
 }
-PATH_VALUES = {"name": "someone", "key": "siguo", "table_id": "t", "game_id": "g", "step": "0"}
+PATH_VALUES = {
+    "name": "someone",
+    "key": "siguo",
+    "table_id": "t",
+    "game_id": "g",
+    "step": "0",
+    "room_id": "r",
+}
 
 
 def routes(client: TestClient) -> tuple[list[tuple[str, str]], list[str]]:

@@ -76,6 +76,12 @@ const active = (table) => table.status === "playing" || (table.status === "waiti
 function roomCard(room) {
   const shown = room.tables.filter(active);
   const rest = room.tables.filter((table) => !active(table));
+  if (room.closed) { // closed by an admin: its running games are listed until they end
+    return html`<section class="card room closed" data-room=${room.id}>
+      <header><h3>${room.name}</h3><span class="variant">${variantName(room.variant)}</span> <small class="closed">${t("closedRoom")}</small></header>
+      <ul class="tables">${room.tables.map(tableRow)}</ul>
+    </section>`;
+  }
   return html`<section class="card room" data-room=${room.id}>
     <header><h3>${room.name}</h3><span class="variant">${variantName(room.variant)}</span></header>
     <div class="buttons">

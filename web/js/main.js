@@ -43,7 +43,8 @@ function onMessage(m) {
     if (store.table?.id === m.table) { // back to the lobby, where the notice is shown
       closeTable();
       enterLobby();
-      notify(t(m.why === "lost" ? "tableLost" : "tableClosed"), m.why === "lost" ? "error" : "info");
+      const words = { lost: "tableLost", room_closed: "roomClosed" }[m.why] ?? "tableClosed";
+      notify(t(words), m.why === "lost" ? "error" : "info");
       location.hash = "";
     }
   } else if (m.type === "muted") {
