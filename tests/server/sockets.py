@@ -59,6 +59,23 @@ async def open_live_socket(base: str, token: str, **options: Any) -> AsyncConnec
     return ws
 
 
+class LiveSocket:
+    """A live server's socket (a websockets sync client) as ``Player`` reads and writes it:
+    the test client's ``send_text``/``receive_json``."""
+
+    def __init__(self, ws: ClientConnection) -> None:
+        self.ws = ws
+
+    def send_text(self, text: str) -> None:
+        self.ws.send(text)
+
+    def receive_json(self) -> Any:
+        return json.loads(self.ws.recv(timeout=30))
+
+    def close(self) -> None:
+        self.ws.close()
+
+
 class Player:
     """A WebSocket client over the Starlette test client, keeping every message it got."""
 

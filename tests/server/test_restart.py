@@ -110,8 +110,14 @@ def test_bots_play_on_after_a_restart(tmp_path: Path) -> None:
         me.sync(me.request({"type": "ready", "table": table})["version"])
         layout = engine.auto_layout("liangguo", 0, 3)
         assert me.act(table, {"type": "place_layout", "layout": layout})["type"] == "ok"
-        me.until(lambda m: m["type"] == "update" and m["snapshot"]["game"]["phase"] == "playing")
-        me.until(lambda m: m["type"] == "update" and m["snapshot"]["game"]["to_move"] == 0)
+        # until carol is to move, in one wait (a second would sit out her 30 s clock)
+        me.until(
+            lambda m: (
+                m["type"] == "update"
+                and m["snapshot"]["game"]["phase"] == "playing"
+                and m["snapshot"]["game"]["to_move"] == 0
+            )
+        )
         play_moves({0: me}, table, 1, rng)
     with TestClient(create_app(settings)) as client, ExitStack() as stack:
         me = connect_again(stack, client, "carol")

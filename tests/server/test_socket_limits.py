@@ -28,7 +28,7 @@ from server.outbox import Outbox
 from server.realtime import chat_text
 from tests.live import live_server
 from tests.server.conftest import make_settings, register
-from tests.server.sockets import Player, auth, live_socket, signed_in, socket_url
+from tests.server.sockets import LiveSocket, Player, auth, live_socket, signed_in, socket_url
 from tests.server.test_realtime import connect, table_of_two
 
 
@@ -293,22 +293,6 @@ def test_an_outbox_bounds_the_size_waiting_but_lets_one_long_message_through(
 # --- a client that does not read, on a real server -----------------------------------------------
 
 ROOM = {"id": "duel", "name": "二人", "variant": "liangguo", "options": {}}
-
-
-class LiveSocket:
-    """A websockets sync client with the test client's ``send_text``/``receive_json``."""
-
-    def __init__(self, ws: Any) -> None:
-        self.ws = ws
-
-    def send_text(self, text: str) -> None:
-        self.ws.send(text)
-
-    def receive_json(self) -> Any:
-        return json.loads(self.ws.recv(timeout=30))
-
-    def close(self) -> None:
-        self.ws.close()
 
 
 def metric(base: str, name: str) -> float:

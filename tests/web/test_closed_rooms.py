@@ -6,12 +6,10 @@ Playwright, against a real server; the game is played by two scripted sockets.""
 from __future__ import annotations
 
 import asyncio
-import json
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import ExitStack
 from pathlib import Path
-from typing import Any
 
 import httpx
 import pytest
@@ -20,7 +18,7 @@ from playwright.sync_api import Browser
 from server.db import Database
 from server.moderation import set_role
 from tests.live import live_server
-from tests.server.sockets import Player, live_socket
+from tests.server.sockets import LiveSocket, Player, live_socket
 from tests.server.test_realtime import start_game
 from tests.web.conftest import ROOMS, SETTINGS
 from tests.web.ui import DESKTOP, enter_as_guest, needs_chromium, says, shot, watch_errors
@@ -34,19 +32,6 @@ def place(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]
     directory = tmp_path_factory.mktemp("rooms")
     with live_server(directory, ROOMS, SETTINGS) as base:
         yield base, directory
-
-
-class LiveSocket:
-    """A live server's socket as ``Player`` reads and writes it (the test client's way)."""
-
-    def __init__(self, ws: Any) -> None:
-        self.ws = ws
-
-    def send_text(self, text: str) -> None:
-        self.ws.send(text)
-
-    def receive_json(self) -> Any:
-        return json.loads(self.ws.recv(timeout=30))
 
 
 def player(stack: ExitStack, base: str, name: str) -> Player:

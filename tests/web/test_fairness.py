@@ -18,6 +18,7 @@ from playwright.sync_api import Browser, Page
 from engine import deal
 from engine.variants import get_variant
 from tests.live import live_server
+from tests.soak import soak
 from tests.web.ui import (
     DESKTOP,
     PHONE,
@@ -79,7 +80,7 @@ def test_the_browser_deals_exactly_as_the_engine(server: str, browser: Browser) 
     page = browser.new_page()
     page.goto(server)
     rng = random.Random(25)
-    seeds = [f"{rng.getrandbits(128):032x}" for _ in range(300)] + ["", "7", "军棋 seed"]
+    seeds = [f"{rng.getrandbits(128):032x}" for _ in range(soak(40, 300))] + ["", "7", "军棋 seed"]
     board = get_variant("fanqi").board
     stations = [s for s in board.stations if board.station(s).kind != "camp"]
     dealt = page.evaluate(
