@@ -91,6 +91,9 @@ class InMemoryBroker:
         """Disconnect."""
 
 
+SEND_RETRIES = (0.05, 0.25, 0.5)  # seconds before each new try of a batch Redis refused
+
+
 class RedisBroker(InMemoryBroker):
     """Topics shared by every process connected to one Redis (a client that decodes
     responses): a process subscribes to a topic's
@@ -207,10 +210,19 @@ class RedisBroker(InMemoryBroker):
             await self._send(batch)
 
     async def _send(self, batch: list[tuple[str, str]]) -> None:
-        try:
-            async with self.redis.pipeline(transaction=False) as pipe:
-                for channel, data in batch:
-                    pipe.publish(channel, data)
-                await pipe.execute()
-        except aioredis.RedisError:
-            log.exception("could not publish %d messages to Redis", len(batch))
+        """Publish ``batch``, trying again a few times: the first command after Redis came
+        back goes out on a pooled connection that died with it, and a message lost then, with
+        every subscription back, would be lost for good (a player never told it is his turn).
+        A message twice is harmless: receivers drop the versions they hold."""
+        for pause in (*SEND_RETRIES, None):
+            try:
+                async with self.redis.pipeline(transaction=False) as pipe:
+                    for channel, data in batch:
+                        pipe.publish(channel, data)
+                    await pipe.execute()
+                return
+            except aioredis.RedisError:
+                if pause is None:
+                    log.exception("could not publish %d messages to Redis", len(batch))
+                    return
+                await asyncio.sleep(pause)
