@@ -20,10 +20,10 @@ from sqlalchemy.exc import IntegrityError
 from engine import VARIANTS
 from server import moderation
 from server.accounts import NO_NUL, NOT_FOUND, REFUSALS, CurrentUser, Name, Session, refusal
+from server.errors import TableError
 from server.lobby import Lobby, stored_rooms
 from server.models import AuditEntry, Game, GameSeat, Room, User, aware
 from server.table_options import BadOption, checked_admin_options
-from server.tables import TableError
 
 router = APIRouter(prefix="/admin", tags=["admin"])
 

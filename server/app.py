@@ -17,7 +17,6 @@ from collections.abc import AsyncIterator
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import asynccontextmanager
 from multiprocessing import get_context
-from typing import Any
 
 from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
@@ -26,9 +25,9 @@ from starlette.middleware.gzip import GZipMiddleware
 from starlette.responses import Response
 from starlette.types import Scope
 
-from engine.bot import decide
 from server import accounts, admin, games, layouts, lobby, observability, realtime, standings
 from server.backoff import login_backoff
+from server.bot_driver import thinker
 from server.broker import InMemoryBroker, RedisBroker
 from server.cluster import Cluster
 from server.config import Settings, get_settings
@@ -71,19 +70,7 @@ def create_app(settings: Settings | None = None, tune_gc: bool = False) -> FastA
         rooms = await lobby.load_rooms(db.sessions, settings.rooms)
         # bots think in worker processes, never on the event loop
         workers = ProcessPoolExecutor(settings.bot_workers, mp_context=get_context("spawn"))
-
-        async def think(
-            view: dict[str, Any],
-            seed: int,
-            guesses: dict[str, Any],
-            level: str,
-            recent: list[tuple[str, str]],
-        ) -> dict[str, Any] | None:
-            loop = asyncio.get_running_loop()
-            action = await loop.run_in_executor(workers, decide, view, seed, guesses, level, recent)
-            await asyncio.sleep(settings.bot_pause_seconds)  # so that people can follow
-            return action
-
+        think = thinker(workers, settings.bot_pause_seconds)
         metrics = app.state.metrics = observability.Metrics()
         policy = TablePolicy(
             settings.idle_table_seconds, settings.seat_grace_seconds, settings.tables_per_creator

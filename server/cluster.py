@@ -31,9 +31,9 @@ import redis.asyncio as aioredis
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from server.broker import RedisBroker
+from server.errors import TableError
 from server.keeping import Keeper
 from server.ownership import Leases
-from server.tables import TableError
 from server.tasks import cancel
 
 if TYPE_CHECKING:

@@ -14,7 +14,6 @@ import json
 import logging
 import time
 import uuid
-from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 from fastapi import APIRouter, HTTPException, Request
@@ -22,14 +21,16 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from engine import VARIANTS, EngineError, MalformedInput, get_board, get_variant
+from server.bot_driver import Think
 from server.broker import InMemoryBroker, Subscription
 from server.config import RoomConfig
+from server.errors import TableError
 from server.keeping import Keeper, Unreadable
 from server.models import Room, User
 from server.observability import Metrics
 from server.store import Store
 from server.table_options import BadOption, checked_room_options, table_changes
-from server.tables import Services, Table, TableError, TablePolicy
+from server.tables import Services, Table, TablePolicy
 from server.tasks import cancel
 
 if TYPE_CHECKING:
@@ -120,7 +121,7 @@ class Lobby:
         rooms: list[RoomConfig],
         broker: InMemoryBroker,
         store: Store,
-        think: Callable[..., Awaitable[dict[str, Any] | None]] | None = None,
+        think: Think | None = None,
         metrics: Metrics | None = None,
         cluster: Cluster | None = None,
         policy: TablePolicy | None = None,

@@ -18,8 +18,8 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from server.broker import InMemoryBroker
 from server.config import RoomConfig
+from server.errors import TableError
 from server.models import AuditEntry, Game, Standing, User, aware
-from server.tables import TableError
 
 if TYPE_CHECKING:
     from server.lobby import Lobby

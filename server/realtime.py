@@ -5,7 +5,7 @@ Protocol (docs/protocol.md has every message with an example): the client sends 
 server answers ``ok`` or ``error`` and pushes ``lobby``, ``table``, ``update`` and ``chat``
 messages. Every table update carries the table's events numbered per table and filtered for the
 viewer through the engine, and a fresh snapshot of the table as that viewer may see it: the table
-renders both for each viewer (``server.tables``); a connection passes its user's on, handed
+renders both for each viewer (``server.updates``); a connection passes its user's on, handed
 each update by the process's feed of that table (``server.feeds``). Table
 commands go through ``Lobby.run``, so a socket on any process reaches a table of any process.
 
@@ -34,13 +34,14 @@ from pydantic import BaseModel, Field, TypeAdapter, ValidationError
 
 from server import moderation
 from server.accounts import token_hash, user_for_token
+from server.errors import TableError
 from server.feeds import Feeds, Handler
 from server.limits import RateLimits
 from server.lobby import LOBBY_TOPIC, Lobby
 from server.models import User
 from server.outbox import Outbox
 from server.penalties import escape_standing
-from server.tables import TableError, json_text, viewer_key
+from server.updates import json_text, viewer_key
 
 router = APIRouter()
 # close codes (docs/protocol.md)

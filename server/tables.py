@@ -5,16 +5,16 @@ at a time, so a table never sees two changes at once. A second task, the clock, 
 actor when a deadline (a turn, a phase, a disconnected player's grace) has passed: the deadlines
 themselves live in the engine state. Each command's changes go out when it is done, as one
 update on the broker topic ``table:<id>``: the new events and snapshot rendered once for each
-seat and once for spectators (only for those someone watches), so that the socket gateway of
-any process passes each viewer its own text and nothing else. A running game is kept
-(``server.keeping``) before anyone hears of a change, so that a restart or another process
-can take the table back.
+seat and once for spectators (only for those someone watches; ``server.updates``), so that the
+socket gateway of any process passes each viewer its own text and nothing else. A running game
+is kept (``server.keeping``) before anyone hears of a change, so that a restart or another
+process can take the table back. Bots, and stand-ins (托管) for players, decide their moves
+outside the actor (``server.bot_driver``) and send them in as players do.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import functools
 import inspect
 import logging
@@ -24,8 +24,6 @@ import uuid
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
 from typing import Any, TypeVar
-
-import orjson
 
 import engine
 from engine import (
@@ -38,15 +36,18 @@ from engine import (
     SeatOutcome,
     SeatResult,
 )
-from engine.beliefs import Beliefs
 from engine.bot import LEVELS
 from engine.levels import title_for
+from server import updates
+from server.bot_driver import BotDriver, Think
 from server.broker import InMemoryBroker
 from server.config import RoomConfig
+from server.errors import TableError
 from server.keeping import Keeper, KeptTable, LeaseLost, event_of, kept_event
 from server.observability import Metrics
 from server.store import Scored, Store
 from server.tasks import cancel
+from server.updates import Sent
 
 T = TypeVar("T")
 log = logging.getLogger("junqi")
@@ -68,15 +69,6 @@ def dissolved(state: GameState) -> GameState:
         PointsUnit.STAKE,
     )
     return replace(state, phase=Phase.FINISHED, to_move=None, proposal=None, result=result)
-
-
-class TableError(Exception):
-    """A command the table refuses; ``code`` is the stable key sent to the client."""
-
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
 
 
 @dataclass
@@ -120,8 +112,7 @@ class Services:
     keeper: Keeper
     on_change: Callable[[Table], None]  # tells the lobby a table's listing changed
     on_lost: Callable[[Table], None]  # another process took the table over
-    think: Callable[..., Awaitable[dict[str, Any] | None]] | None = None  # a bot's decision,
-    # away from the event loop
+    think: Think | None = None  # a bot's decision, away from the event loop (``server.bot_driver``)
     metrics: Metrics | None = None
     policy: TablePolicy = TablePolicy()
 
@@ -148,24 +139,6 @@ COMMANDS = frozenset(
 )
 
 
-@dataclass
-class Sent:
-    """What a table's last update showed: the next update, if it is a patch, is a change
-    from this. Updates are numbered per table, so that a gateway can tell which it has."""
-
-    number: int
-    game_id: str | None
-    state: GameState | None
-    listing: dict[str, Any]
-
-
-SPECTATORS = "spectators"  # the key of the spectators' rendering of an update
-
-
-def viewer_key(viewer: int | None) -> str:
-    return SPECTATORS if viewer is None else str(viewer)
-
-
 class Table:
     def __init__(
         self,
@@ -187,7 +160,6 @@ class Table:
         self.rules = self.variant.rules.with_changes(self.options).to_dict()
         self.broker = services.broker
         self.store = services.store
-        self.think = services.think
         self.seats = [SeatInfo() for _ in self.variant.seats]
         self.host: int | None = None  # 桌主: the first seat filled
         # the user who opened the table (may seat bots), and the name the lobby shows
@@ -219,8 +191,7 @@ class Table:
         self.alarm_at = 0.0  # when it rings
         self.stopped = False  # no command runs here any more
         self.tasks: list[asyncio.Task[None]] = []
-        self.bot_tasks: set[asyncio.Task[None]] = set()
-        self.beliefs: dict[int, Beliefs] = {}  # each bot seat's beliefs, from its own events
+        self.bots = BotDriver(self.variant.key, services.think, self.bot_act)
         self.stand_in = False  # 托管: a bot plays for a player who is away
         self.stood_in: set[int] = set()  # seats a bot played for in this game
         self.quick = False  # a table of play now (马上开始)
@@ -240,7 +211,7 @@ class Table:
         self.set_alarm()
 
     async def stop(self) -> None:
-        await cancel([*self.tasks, *self.bot_tasks])
+        await cancel([*self.tasks, *self.bots.tasks])
         self.stopped = True
         if self.alarm is not None:
             self.alarm.cancel()
@@ -649,8 +620,7 @@ class Table:
         for seat, info in enumerate(self.seats):
             info.away_until = None
             if info.bot or info.taken_over:
-                self.beliefs[seat] = Beliefs(self.variant.key, seat)
-                self.beliefs[seat].update(engine.view(self.state, seat))
+                self.bots.take_over(seat, self.state)
         return float(data["saved_at"])
 
     async def resume_after_restart(self, saved_at: float) -> None:
@@ -803,9 +773,7 @@ class Table:
         )
         self.log, self.log_start = [], self.seq + 1
         self.saved_actions = self.saved_events = 0
-        self.beliefs = {
-            seat: Beliefs(self.variant.key, seat) for seat, s in enumerate(self.seats) if s.bot
-        }
+        self.bots.new_game(seat for seat, s in enumerate(self.seats) if s.bot)
         self.stood_in = set()
         self.version += 1
         await self.store.game_started(self.game_id, self.state, self.room.id, self.players)
@@ -916,14 +884,6 @@ class Table:
         )
         self.services.on_change(self)
 
-    def learn(self, events: list[tuple[int, Event]]) -> None:
-        """Each bot seat takes in the events as that seat saw them (its beliefs)."""
-        state = self.state
-        if state is None or state.position is None:
-            return
-        for seat, beliefs in self.beliefs.items():
-            beliefs.follow((e.for_viewer(seat) for _, e in events), engine.view(state, seat))
-
     def bot_plays(self, seat: int) -> bool:
         info = self.seats[seat]
         return info.bot or info.taken_over
@@ -931,35 +891,23 @@ class Table:
     def wake_bots(self) -> None:
         """Let every seat a bot plays (bots, and with 托管 the players who are away) decide on
         the new state, each in the background."""
-        if self.think is None or not self.in_game or self.state is None:
+        if self.bots.think is None or not self.in_game or self.state is None:
             return
         for seat, info in enumerate(self.seats):
             if self.bot_plays(seat):
                 if not info.bot:
                     self.stood_in.add(seat)
-                    if seat not in self.beliefs:
-                        self.beliefs[seat] = Beliefs(self.variant.key, seat)
-                        self.beliefs[seat].update(engine.view(self.state, seat))
-                task = asyncio.create_task(self._bot_turn(seat, self.version))
-                self.bot_tasks.add(task)
-                task.add_done_callback(self.bot_tasks.discard)
-
-    async def _bot_turn(self, seat: int, version: int) -> None:
-        assert self.think is not None and self.state is not None
-        view = engine.view(self.state, seat)
-        beliefs = self.beliefs.get(seat)
-        guesses = beliefs.table() if beliefs is not None else {}
-        recent = beliefs.recent if beliefs is not None else []
-        level = self.seats[seat].level
-        action = await self.think(view, secrets.randbelow(2**31), guesses, level, recent)
-        if action is None:
-            return
-        with contextlib.suppress(TableError):  # the table moved on meanwhile: decide again later
-            await self.call(lambda: self.bot_act(seat, version, action))
+                    self.bots.take_over(seat, self.state)
+                self.bots.wake(seat, info.level, self.state, self.version)
 
     async def bot_act(self, seat: int, version: int, action: dict[str, Any]) -> None:
-        if self.bot_plays(seat):  # a player who came back plays again
-            await self.act_as(seat, version, action)
+        """A bot's ``action`` for ``seat``, decided at table ``version``: it runs in the actor."""
+
+        async def act() -> None:
+            if self.bot_plays(seat):  # a player who came back plays again
+                await self.act_as(seat, version, action)
+
+        await self.call(act)
 
     def record(self, events: list[Event], seats_changed: bool = False) -> None:
         """Number ``events`` into the game's log; they go out when the command is done."""
@@ -970,7 +918,7 @@ class Table:
         self.log += [kept_event(event) for _, event in numbered]
         self.unsent += numbered
         self.changed_seats |= seats_changed
-        self.learn(numbered)
+        self.bots.learn(self.state, numbered)
 
     def seats_changed(self) -> None:
         self.version += 1
@@ -986,55 +934,8 @@ class Table:
             return
         events, seats_changed = self.unsent, self.changed_seats
         self.unsent, self.changed_seats = [], False
-        listing = self.listing()
-        viewers = self.viewers()
-        before = self.sent
-        changes = None
-        if (
-            events
-            and not seats_changed
-            and before is not None
-            and before.state is not None
-            and self.state is not None
-            and before.game_id == self.game_id
-        ):
-            changes = engine.view_changes(before.state, self.state, viewers)
-        number = before.number + 1 if before else 1
-        self.sent = Sent(number, self.game_id, self.state, listing)
-
-        def render(viewer: int | None) -> str:
-            message: dict[str, Any] = {
-                "type": "update",
-                "table": self.id,
-                "epoch": self.epoch,
-                "version": self.version,
-                "events": shown_events(events, viewer),
-            }
-            if changes is None:
-                message["snapshot"] = self.snapshot(viewer, listing)
-            else:
-                assert before is not None
-                patch = message["patch"] = {
-                    "version": self.version,
-                    "seq": self.seq,
-                    **changes[viewer],
-                }
-                if listing != before.listing:
-                    patch["listing"] = listing
-            return json_text(message)
-
-        self.broker.publish(
-            f"table:{self.id}",
-            {
-                "table": self.id,
-                "epoch": self.epoch,
-                "update": number,
-                "patch": changes is not None,
-                "seq": self.seq,
-                "players": self.players_by_user(),
-                "views": {viewer_key(viewer): render(viewer) for viewer in viewers},
-            },
-        )
+        self.sent, update = updates.render_update(self, events, seats_changed)
+        self.broker.publish(f"table:{self.id}", update)
         self.wake_bots()
 
     def players_by_user(self) -> dict[str, int]:
@@ -1062,14 +963,7 @@ class Table:
                 if seq > since
             ]
         )
-        return {
-            "type": "table",
-            "update": 0 if self.sent is None else self.sent.number,
-            "table": self.id,
-            "epoch": self.epoch,
-            "snapshot": self.snapshot(viewer),
-            "events": shown_events(missed, viewer),
-        }
+        return updates.table_message(self, viewer, missed)
 
     async def close_for(self, user_id: int, socket: str) -> None:
         await self.connection_changed(user_id, socket, False)
@@ -1131,22 +1025,9 @@ class Table:
             ],
         }
 
-    def snapshot(self, viewer: int | None, listing: dict[str, Any] | None = None) -> dict[str, Any]:
-        """Everything a viewer needs to draw the table now (``listing``: the table's, if made
-        already; it is the same for every viewer)."""
-        return {
-            **(listing or self.listing()),
-            "version": self.version,
-            "seq": self.seq,
-            "you": viewer,
-            "game_id": self.game_id,
-            "game": None if self.state is None else engine.view(self.state, viewer),
-            "points": self.last_points if self.status == "finished" else None,
-            "scoring": self.scoring if self.status == "finished" else None,
-            "rules": self.rules,
-            "may": self.may(viewer),
-            "creator_may": self.bot_commands(),
-        }
+    def snapshot(self, viewer: int | None) -> dict[str, Any]:
+        """Everything ``viewer`` needs to draw the table now (``server.updates``)."""
+        return updates.snapshot(self, viewer)
 
     def may(self, viewer: int | None) -> list[str]:
         """The table commands the viewer may send now (a spectator's: sitting down; what the
@@ -1177,17 +1058,3 @@ class Table:
             *(["add_bot"] if any(not s.taken for s in self.seats) else []),
             *(["remove_bot"] if any(s.bot for s in self.seats) else []),
         ]
-
-
-def json_text(message: dict[str, Any]) -> str:
-    """A message as JSON text (orjson: about ten times as fast as the standard library)."""
-    return orjson.dumps(message, option=orjson.OPT_NON_STR_KEYS).decode()
-
-
-def shown_events(events: list[tuple[int, Event]], viewer: int | None) -> list[dict[str, Any]]:
-    """The numbered events as ``viewer`` may see them (an event hidden from it left out)."""
-    return [
-        {"seq": seq, **seen}
-        for seq, event in events
-        if (seen := event.for_viewer(viewer)) is not None
-    ]
