@@ -41,7 +41,7 @@ LOBBY_TOPIC = "lobby"  # the whole listing, for this process's lobby watchers
 TABLES_TOPIC = "tables"  # a table's lobby entry changed (any process)
 ROOMS_TOPIC = "rooms"  # a room changed in the database (any process): ``{"room": id}``
 # what starts a game, or leads to one: refused at the tables of a closed room
-NEW_GAME_COMMANDS = frozenset({"sit", "set_ready", "add_bot", "seat_with_bots"})
+NEW_GAME_COMMANDS = frozenset({"sit", "ready", "add_bot", "seat_with_bots"})
 LISTING_DELAY = 0.05  # seconds
 
 log = logging.getLogger("junqi")
@@ -211,7 +211,7 @@ class Lobby:
                     f"you have {opened} tables open already: sit at one or let one close",
                 )
         table = Table(uuid.uuid4().hex[:12], room, self.services, changes)
-        table.stand_in = stand_in
+        table.stand_ins = stand_in
         table.quick = quick
         if creator is not None:
             table.creator, table.creator_name = creator

@@ -362,16 +362,16 @@ class Connection:
                 ran = await self.lobby.run(m.table, "remove_bot", user_id=user.id, seat=m.seat)
             return {"version": ran["version"]}
         elif isinstance(m, Swap):
-            ran = await self.lobby.run(m.table, "swap", user_id=user.id, other=m.seat)
+            ran = await self.lobby.run(m.table, "swap", user_id=user.id, seat=m.seat)
             return {"version": ran["version"]}
         elif isinstance(m, Stand | Leave):
             ran = await self.lobby.run(m.table, m.type, user_id=user.id)
             return {"version": ran["version"]}
         elif isinstance(m, Ready):
-            ran = await self.lobby.run(m.table, "set_ready", user_id=user.id, ready=m.ready)
+            ran = await self.lobby.run(m.table, "ready", user_id=user.id, ready=m.ready)
             return {"version": ran["version"]}
         elif isinstance(m, StandIn):
-            ran = await self.lobby.run(m.table, "set_stand_in", user_id=user.id, on=m.on)
+            ran = await self.lobby.run(m.table, "stand_in", user_id=user.id, on=m.on)
             return {"version": ran["version"]}
         elif isinstance(m, Act):
             ran = await self.lobby.run(

@@ -123,11 +123,11 @@ COMMANDS = frozenset(
         "sit",
         "swap",
         "stand",
-        "set_ready",
+        "ready",
         "add_bot",
         "remove_bot",
         "leave",
-        "set_stand_in",
+        "stand_in",
         "seat_with_bots",
         "act",
         "kick",
@@ -192,7 +192,7 @@ class Table:
         self.stopped = False  # no command runs here any more
         self.tasks: list[asyncio.Task[None]] = []
         self.bots = BotDriver(self.variant.key, services.think, self.bot_act)
-        self.stand_in = False  # 托管: a bot plays for a player who is away
+        self.stand_ins = False  # 托管 at this table: a bot plays for a player who is away
         self.stood_in: set[int] = set()  # seats a bot played for in this game
         self.quick = False  # a table of play now (马上开始)
         self.idle_since: float | None = time.time()  # nobody seated and no game on, since
@@ -396,26 +396,26 @@ class Table:
             self.host = seat
         self.seats_changed()
 
-    async def swap(self, user_id: int, other: int) -> None:
-        """Ask to swap seats with the player on ``other``; the swap happens when that player
-        asks for this seat in turn."""
-        seat = self.seat_of(user_id)
-        if seat is None:
+    async def swap(self, user_id: int, seat: int) -> None:
+        """Ask to swap seats with the player on ``seat``; the swap happens when that player
+        asks for this one in turn."""
+        mine = self.seat_of(user_id)
+        if mine is None:
             raise TableError("not_seated", "sit down first")
         if self.in_game:
             raise TableError("game_running", "seats change only between games")
-        if other not in range(len(self.seats)) or other == seat:
-            raise TableError("bad_seat", f"no other seat {other}")
-        if self.seats[other].user_id is None:
-            raise TableError("bad_seat", f"seat {other} is empty: sit there instead")
-        if self.swaps.get(other) == seat:
-            del self.swaps[other]
-            self.seats[seat], self.seats[other] = self.seats[other], self.seats[seat]
-            self.seats[seat].ready = self.seats[other].ready = False
-            if self.host in (seat, other):
-                self.host = other if self.host == seat else seat
+        if seat not in range(len(self.seats)) or seat == mine:
+            raise TableError("bad_seat", f"no other seat {seat}")
+        if self.seats[seat].user_id is None:
+            raise TableError("bad_seat", f"seat {seat} is empty: sit there instead")
+        if self.swaps.get(seat) == mine:
+            del self.swaps[seat]
+            self.seats[mine], self.seats[seat] = self.seats[seat], self.seats[mine]
+            self.seats[mine].ready = self.seats[seat].ready = False
+            if self.host in (mine, seat):
+                self.host = seat if self.host == mine else mine
         else:
-            self.swaps[seat] = other
+            self.swaps[mine] = seat
         self.seats_changed()
 
     async def stand(self, user_id: int) -> None:
@@ -436,7 +436,7 @@ class Table:
             self.host = next((i for i, s in enumerate(self.seats) if s.user_id), None)
         self.seats_changed()
 
-    async def set_ready(self, user_id: int, ready: bool) -> None:
+    async def ready(self, user_id: int, ready: bool) -> None:
         seat = self.seat_of(user_id)
         if seat is None:
             raise TableError("not_seated", "sit down first")
@@ -508,7 +508,7 @@ class Table:
             if not info.taken:
                 await self.add_bot(user_id, other)
 
-    async def set_stand_in(self, user_id: int, on: bool) -> None:
+    async def stand_in(self, user_id: int, on: bool) -> None:
         """托管 by the player's own choice: a bot plays the seat until the player ends it
         (coming back to the table does not end it, as it ends a stand-in for one away)."""
         seat = self.seat_of(user_id)
@@ -587,7 +587,7 @@ class Table:
             "host": self.host,
             "creator": self.creator,
             "creator_name": self.creator_name,
-            "stand_in": self.stand_in,
+            "stand_in": self.stand_ins,
             "game_id": self.game_id,
             "players": self.players,
             "stood_in": sorted(self.stood_in),
@@ -605,7 +605,7 @@ class Table:
         """Take back a kept table (before ``start``); returns when it was kept."""
         data = kept.data
         self.seats = [SeatInfo(**info) for info in data["seats"]]
-        self.host, self.stand_in = data["host"], data["stand_in"]
+        self.host, self.stand_ins = data["host"], data["stand_in"]
         self.quick = data.get("quick", False)
         # tables kept by an older version name none
         self.creator, self.creator_name = data.get("creator"), data.get("creator_name")
@@ -695,7 +695,7 @@ class Table:
             pause = (
                 state.rules.pause_on_disconnect
                 and state.phase == Phase.PLAYING
-                and not self.stand_in  # with 托管 a bot plays on instead
+                and not self.stand_ins  # with 托管 a bot plays on instead
             )
             if pause and state.paused_since is None and state.seats[seat].alive:
                 await self.apply(engine.Pause(now=time.time()))
@@ -734,7 +734,7 @@ class Table:
                 if not self.in_game:
                     self.vacate(seat)  # gone between games: the seat is free again
                 elif self.state is not None and self.state.seats[seat].alive:
-                    if self.stand_in:  # 托管: a bot plays on instead of the escape
+                    if self.stand_ins:  # 托管: a bot plays on instead of the escape
                         self.set_taken_over(seat, True, "away")
                         self.seats_changed()
                     else:
@@ -1006,7 +1006,7 @@ class Table:
                 1 for uid, n in self.watchers.items() if n and self.seat_of(uid) is None
             ),
             "bots": any(s.bot for s in self.seats),
-            "stand_in": self.stand_in,
+            "stand_in": self.stand_ins,
             "seats": [
                 {
                     "seat": i,
