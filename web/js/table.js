@@ -36,6 +36,13 @@ export function closeTable() {
 }
 
 const game = () => store.table?.snapshot?.game;
+// A surrender, a draw offer or an answer to one, refused as stale because the board changed
+// meanwhile (a bot moved), is sent again while the game still offers it: the player meant it.
+const offered = () => {
+  const you = store.table?.snapshot?.you;
+  return game()?.phase === "playing" && you !== null && you !== undefined ? game().may : null;
+};
+const stillAsked = () => Boolean(game()?.proposal?.waiting?.includes(store.table?.snapshot?.you));
 
 // A table or update message of the open table.
 export function tableMessage(m) {
@@ -294,12 +301,12 @@ function actionBar(tbl, f, zoomable) {
     const name = nameOf(snap, proposal.seat, tbl.names);
     const text = t(proposal.kind === "draw" ? "proposalDraw" : "proposalSurrender", { name });
     buttons.push(html`<span class="proposal">${text}</span>
-      <button class="answer primary" data-v="1" @click=${() => act({ type: "answer_proposal", accept: true }, () => false)}>${t("accept")}</button>
-      <button class="answer" data-v="0" @click=${() => act({ type: "answer_proposal", accept: false }, () => false)}>${t("decline")}</button>`);
+      <button class="answer primary" data-v="1" @click=${() => act({ type: "answer_proposal", accept: true }, stillAsked)}>${t("accept")}</button>
+      <button class="answer" data-v="0" @click=${() => act({ type: "answer_proposal", accept: false }, stillAsked)}>${t("decline")}</button>`);
   } else if (offers) {
-    if (offers.propose_draw) buttons.push(html`<button id="draw" @click=${() => act({ type: "propose_draw" }, () => false)}>${t("draw")}</button>`);
+    if (offers.propose_draw) buttons.push(html`<button id="draw" @click=${() => act({ type: "propose_draw" }, () => offered()?.propose_draw)}>${t("draw")}</button>`);
     if (offers.surrender_from !== null && store.socket.now() >= offers.surrender_from) {
-      buttons.push(html`<button id="surrender" @click=${() => act({ type: "surrender" }, () => false)}>${t("surrender")}</button>`);
+      buttons.push(html`<button id="surrender" @click=${() => act({ type: "surrender" }, () => offered()?.surrender_from != null)}>${t("surrender")}</button>`);
     }
   }
   const alive = g && me !== null && !g.seats[me]?.eliminated;
