@@ -1,34 +1,32 @@
 """The game state machine (RULES.md §5-§9): dealing → deploying → playing → finished.
 
 ``new_game`` makes a state (``engine.state``), ``apply(state, action)`` returns the next state and
-the events that happened. States are immutable; ``apply`` works on a private mutable copy
-(``_Game``) and freezes it. Every illegal or malformed action raises a typed error
+the events that happened. States are immutable; ``apply`` works on a mutable working copy
+(``Game``) and freezes it. Every illegal or malformed action raises a typed error
 (``engine.errors``) and changes nothing. Time is passed in with each action; the engine never
 reads a clock.
 
-Variants are data (``engine.variants``) plus a few hooks: the dealt variants' phases before
-deployment (``engine.pregame``), 乱战's flag regimes (both-HQ rules, raising the flag) and
-三打一's contract here, and 翻棋's face-down pieces, flips and flag carry (``engine.fanqi``).
+Every variant runs through the same machine, which never asks which variant it plays: variants
+are data (``engine.variants``: the board, the teams, the ``RuleOptions``) plus the hooks of their
+rulebook (``engine.rulebook``, looked up in ``engine.rulebooks``), which the machine calls at fixed
+points and which bring the handlers of the variant's own actions. The flag rules of dealt armies
+(``FlagWatch``: one flag, two, none; raising one) are shared by 乱战 and 三打一 and live here.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import operator
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
-from engine import fanqi, pregame
 from engine.actions import (
     Action,
     AnswerProposal,
-    AnswerRedeal,
-    Bid,
     Deadline,
     Escape,
-    Flip,
     Move,
     Pause,
-    PickColour,
     PlaceLayout,
     ProposeDraw,
     RaiseFlag,
@@ -36,17 +34,18 @@ from engine.actions import (
     Surrender,
     Timeout,
 )
-from engine.board import Board
 from engine.combat import Outcome, scouting_reveals
 from engine.deal import seeded_rng
 from engine.deployment import auto_layout, layout_pieces, layout_problems, split_key
 from engine.errors import GamePaused, IllegalAction, IllegalLayout, MalformedInput, NotYourTurn
 from engine.events import Audience, Event
-from engine.movement import destination_mask, friendly_mask, legal_moves, move_tables
+from engine.movement import move_tables
 from engine.offers import draw_refusal, surrender_refusal
-from engine.outcome import Elimination, EliminationReason, EndReason, GameResult, score
-from engine.pieces import Piece, Rank, parse_rank, piece_key, piece_of
+from engine.outcome import Elimination, EliminationReason, EndReason, GameResult
+from engine.pieces import Piece, Rank, piece_key, piece_of
 from engine.position import Position
+from engine.rulebook import Handler, Rulebook
+from engine.rulebooks import VARIANT_ACTIONS, rulebook_of
 from engine.state import (
     ActionLog,
     DealState,
@@ -60,13 +59,13 @@ from engine.state import (
 )
 from engine.variants import (
     EscapeRule,
-    Information,
     RuleOptions,
     Scouting,
     TurnDirection,
     Variant,
     get_variant,
 )
+from engine.visibility import open_pieces, rank_audience
 
 
 def new_game(
@@ -112,13 +111,8 @@ def new_game(
         result=None,
         log=ActionLog(),
     )
-    game = _Game(state)
-    if v.dealing == "luanzhan":
-        pregame.start_picking(game, now)
-    elif v.dealing == "sandayi":
-        pregame.start_bidding(game, now)
-    elif v.dealing == "fanqi":
-        fanqi.start(game, now)
+    game = Game(state)
+    game.book.start(game, now)
     return game.freeze()
 
 
@@ -140,38 +134,17 @@ def start_from(
     layouts are not checked. 三打一 takes the ``banker`` and its ``contract``; 翻棋 takes pieces
     as ``(colour, rank key)``, the ``face_down`` stations and the ``colours`` each seat plays."""
     state = new_game(variant, seed=seed, host=host, options=options, now=now)
-    hidden_stations = sorted(face_down)
     setup: dict[str, Any] = {
         "pieces": {sid: list(p) for sid, p in pieces.items()},
         "banker": banker,
         "contract": contract,
-        "face_down": hidden_stations,
+        "face_down": sorted(face_down),
         "colours": None if colours is None else list(colours),
     }
-    game = _Game(dataclasses.replace(state, setup=setup, phase=Phase.DEPLOYING, deal=DealState()))
-    board = state.variant.board
-    if state.variant.dealing == "fanqi":
-        cells: list[Piece | None] = [None] * len(board.stations)
-        for sid, (colour, rank, *_) in pieces.items():
-            game.check_seat(colour)
-            cells[board.station(sid).index] = piece_of(colour, parse_rank(rank))
-        game.position = Position.from_cells(board, tuple(cells))
-        hidden = sum(1 << board.station(sid).index for sid in hidden_stations)
-        if hidden & ~game.position.occupied:
-            raise MalformedInput("face-down stations must hold pieces")
-        game.flip = FlipState(face_down=hidden, colours=None if colours is None else tuple(colours))
-        game.phase = Phase.PLAYING
-        game.started_at = now
-        game.watches = [FlagWatch() for _ in state.variant.seats]
-        game.begin_turn(host, now)
+    game = Game(dataclasses.replace(state, setup=setup, phase=Phase.DEPLOYING, deal=DealState()))
+    if game.book.set_up(game, pieces, setup, now):
         return game.freeze(), game.events
-    if state.variant.dealing == "sandayi":
-        if banker is None or contract not in (1, 2, 3):
-            raise MalformedInput("a 三打一 set-up names the banker and a contract of 1, 2 or 3")
-        game.check_seat(banker)
-        game.deal = DealState(banker=banker, contract=contract)
-        game.teams = tuple(0 if s == banker else 1 for s in state.variant.seats)
-        game.first = banker
+    board = state.variant.board
     drafts: list[dict[str, str]] = [{} for _ in state.variant.seats]
     for sid, (seat, rank, *army) in pieces.items():
         game.check_seat(seat)
@@ -195,85 +168,33 @@ def apply(state: GameState, action: Action) -> tuple[GameState, list[Event]]:
         raise MalformedInput("'now' is a number of seconds")
     if state.paused_since is not None and not isinstance(action, Resume | Escape):
         raise GamePaused("the game is paused")
-    game = _Game(state)
+    game = Game(state)
     handler(game, action)
     game.log = game.log.appended(action)
     return game.freeze(), game.events
-
-
-def rank_audience(state: GameState, index: int) -> Audience:
-    """Who may see the rank of the piece on station ``index`` (None: everyone)."""
-    return _audience(state, state.position, state.phase, state.reveals, index)
-
-
-def _audience(
-    state: GameState, position: Position | None, phase: Phase, reveals: Reveals, index: int
-) -> Audience:
-    rules, teams = state.rules, state.teams
-    if phase == Phase.FINISHED or rules.information == Information.OPEN:
-        return None
-    piece = position.cells[index] if position is not None else None
-    if piece is None:
-        raise MalformedInput(f"no piece on station index {index}")
-    if state.flip is not None:  # 翻棋: face-up pieces are public, face-down ones unknown to all
-        return frozenset() if state.flip.face_down >> index & 1 else None
-    if index in reveals.public:
-        return None
-    seats = {piece.seat} | {s for i, s in reveals.private if i == index}
-    if rules.information == Information.PARTNERS_OPEN:
-        seats |= {s for s, t in enumerate(teams) if t == teams[piece.seat]}
-    return frozenset(seats)
-
-
-def visible_ranks(state: GameState, viewer: int | None) -> int:
-    """The stations (a mask of indices) holding a piece whose rank ``viewer`` may see: for every
-    piece at once, exactly ``sees(rank_audience(state, index), viewer)``, with the reveals looked
-    through once instead of once per piece."""
-    position = state.position
-    if position is None:
-        return 0
-    rules = state.rules
-    if state.phase == Phase.FINISHED or rules.information == Information.OPEN:
-        return position.occupied
-    if state.flip is not None:
-        return position.occupied & ~state.flip.face_down
-    reveals = state.reveals
-    mask = 0
-    for index in reveals.public:
-        mask |= 1 << index
-    if viewer is not None:
-        for index, seat in reveals.private:
-            if seat == viewer:
-                mask |= 1 << index
-        if rules.information == Information.PARTNERS_OPEN:
-            teams = state.teams
-            team = teams[viewer]
-            for seat, pieces in enumerate(position.seat_masks):
-                if teams[seat] == team:
-                    mask |= pieces
-        else:
-            mask |= position.seat_masks[viewer]
-    return mask & position.occupied
 
 
 def moves_of(state: GameState, seat: int) -> dict[int, int]:
     """The legal moves of ``seat`` now: ``{origin index: destination mask}``."""
     if state.phase != Phase.PLAYING or state.position is None:
         return {}
-    if state.flip is not None:
-        return fanqi.moves(_Game(state), seat)
-    return legal_moves(state.position, seat, state.teams, state.rules.hq_lock)
+    return rulebook_of(state.variant).moves(state, seat)
 
 
 _LISTS = ("drafts", "seats", "watches")  # tuples in GameState, lists while being worked on
 _FIELDS = tuple(f.name for f in dataclasses.fields(GameState))
+_LIST_AT = tuple(_FIELDS.index(name) for name in _LISTS)
+_VALUES = operator.attrgetter(*_FIELDS)  # every field at once: a copy is made for every action
 
 
-class _Game:
+class Game:
     """A mutable working copy of a GameState, used inside ``apply`` only: one attribute per
-    GameState field (lists where the state holds tuples), frozen back into a new state."""
+    GameState field (lists where the state holds tuples), frozen back into a new state; and the
+    shared state machine's steps, which call the variant's rulebook (``book``) at fixed points.
+    Rulebooks see it as an ``engine.rulebook.WorkingGame``."""
 
     state: GameState
+    book: Rulebook
     variant: Variant
     rules: RuleOptions
     seed: str
@@ -302,17 +223,19 @@ class _Game:
 
     def __init__(self, state: GameState) -> None:
         self.state = state
-        for name in _FIELDS:
-            value = getattr(state, name)
-            setattr(self, name, list(value) if name in _LISTS else value)
+        self.book = rulebook_of(state.variant)
+        self.__dict__.update(zip(_FIELDS, _VALUES(state), strict=True))
+        self.drafts = list(state.drafts)
+        self.seats = list(state.seats)
+        self.watches = list(state.watches)
         self.events: list[Event] = []
 
     def freeze(self) -> GameState:
-        values: dict[str, Any] = {}
-        for name in _FIELDS:
-            value = getattr(self, name)
-            values[name] = tuple(value) if name in _LISTS else value
-        return GameState(**values)
+        """The working copy as a new state."""
+        values = list(_VALUES(self))
+        for i in _LIST_AT:
+            values[i] = tuple(values[i])
+        return GameState(*values)
 
     # --- helpers ------------------------------------------------------------------------------
 
@@ -349,19 +272,13 @@ class _Game:
         self.seats[seat] = dataclasses.replace(self.seats[seat], **changes)
 
     def audience(self, index: int) -> Audience:
-        return _audience(self.state, self.position, self.phase, self.reveals, index)
+        return rank_audience(self, index)
 
-    def piece_seat(self, seat: int) -> int | None:
-        """The ``seat`` field of a player's pieces: the seat itself, or in 翻棋 its colour."""
-        if self.flip is None:
-            return seat
-        return None if self.flip.colours is None else self.flip.colours[seat]
-
-    def send_hand(self, seat: int) -> None:
-        hand = self.deal.hands[seat]
-        assert hand is not None
-        pieces = [{"rank": r.value, "army": seat if a is None else a} for r, a in hand]
-        self.emit("hand", audience=frozenset({seat}), seat=seat, pieces=pieces)
+    def count_move(self, seat: int, quiet: bool) -> None:
+        """Count a move of ``seat``: ``quiet`` ones, without combat, towards the draw limit."""
+        self.set_seat(seat, moves=self.seats[seat].moves + 1)
+        self.total_moves += 1
+        self.quiet_moves = self.quiet_moves + 1 if quiet else 0
 
     # --- deployment ---------------------------------------------------------------------------
 
@@ -371,9 +288,7 @@ class _Game:
         self.emit("deploying", deadline=self.deadline)
 
     def deploy_args(self, seat: int) -> dict[str, Any]:
-        if self.variant.dealing is None:
-            return {}
-        return {"hand": self.deal.hands[seat], "banker": seat == self.deal.banker}
+        return self.book.deploy_args(self, seat)
 
     def place_layout(self, a: PlaceLayout) -> None:
         self.require(Phase.DEPLOYING)
@@ -410,18 +325,8 @@ class _Game:
             return
         if a.now < self.deadline:
             raise IllegalAction(f"the {self.phase.value} phase runs until {self.deadline}")
-        if self.phase == Phase.PICKING:
-            seat = min(self.deal.waiting)
-            free = [c for c in range(len(self.seats)) if c not in self.deal.picks]
-            colour = seeded_rng(self.seed, "pick", self.deal.number, seat).choice(free)
-            pregame.record_pick(self, seat, colour, a.now)
-        elif self.phase == Phase.REDEALING:
-            for seat in sorted(self.deal.waiting):
-                self.emit("redeal_answered", seat=seat)
-            self.deal = dataclasses.replace(self.deal, waiting=frozenset())
-            pregame.close_redeal(self, a.now)
-        elif self.phase == Phase.BIDDING:
-            pregame.record_bid(self, min(self.deal.waiting), 0, a.now)
+        if self.phase != Phase.DEPLOYING:
+            self.book.phase_deadline(self, a.now)
         else:
             for seat in self.variant.seats:
                 if seat not in self.confirmed:
@@ -466,7 +371,7 @@ class _Game:
             ],
         )
         for seat in self.variant.seats:
-            self.reveal_flags_at_start(seat)
+            self.book.reveal_at_start(self, seat)
         for seat in self.variant.seats:  # possible only in set-up positions
             if self.phase == Phase.PLAYING and not self.pos.has_live_pieces(seat):
                 self.eliminate(seat, EliminationReason.NO_LIVE_PIECES, None)
@@ -482,17 +387,8 @@ class _Game:
         return FlagWatch(
             flags=frozenset(i for i, p in mine if p.rank == Rank.FLAG),
             hqs=hqs,
-            can_raise=marshal and seat != self.deal.banker,
+            can_raise=marshal and self.book.may_raise_flag(self, seat),
         )
-
-    def reveal_flags_at_start(self, seat: int) -> None:
-        """三打一: idle players' flags are shown at the start, the banker's never; 乱战: a flag
-        dealt without any 司令 is shown at the start."""
-        if self.variant.dealing == "sandayi":
-            if seat != self.deal.banker:
-                self.reveal_flags(seat, when_marshals_gone=False)
-        elif self.variant.dealing == "luanzhan" and self.rules.marshal_death_reveals_flag:
-            self.reveal_flags(seat)
 
     # --- turns --------------------------------------------------------------------------------
 
@@ -502,24 +398,23 @@ class _Game:
             if not self.alive(seat):
                 seat = self.next_seat(seat)
                 continue
-            if self.can_act(seat):
+            if self.book.can_act(self, seat):
                 self.to_move = seat
                 self.deadline = now + self.rules.move_seconds
                 self.emit("turn", seat=seat, deadline=self.deadline)
                 return
-            if self.flip is not None:
-                # 翻棋: no legal action on one's turn loses (RULES.md §9.6)
-                self.eliminate(seat, EliminationReason.BLOCKED, None)
-            elif self.rules.blocked_is_defeat:
+            if self.rules.blocked_is_defeat:
                 self.eliminate(seat, EliminationReason.BLOCKED, None)
             else:
                 self.forfeit(seat, "no_legal_move", now)
             seat = self.next_seat(seat)
 
-    def can_act(self, seat: int) -> bool:
-        if self.flip is not None:
-            return bool(self.flip.face_down) or bool(fanqi.moves(self, seat))
-        return bool(legal_moves(self.pos, seat, self.teams, self.rules.hq_lock, first_only=True))
+    def end_turn(self, seat: int, now: float) -> None:
+        """After ``seat``'s move: the draw limits, then the next seat's turn."""
+        if self.phase == Phase.PLAYING:
+            self.check_draw_limits()
+        if self.phase == Phase.PLAYING:
+            self.begin_turn(self.next_seat(seat), now)
 
     def forfeit(self, seat: int, why: str, now: float, timeout: bool = False) -> None:
         s = self.seats[seat]
@@ -557,29 +452,16 @@ class _Game:
         origin, target = board.station(a.origin).index, board.station(a.target).index
         pos = self.pos
         attacker = pos.cells[origin]
-        mine = self.piece_seat(a.seat)
-        if self.flip is not None and mine is None:
-            raise IllegalAction("no colour yet: flip a piece")
-        if attacker is None or attacker.seat != mine or fanqi.face_down(self, origin):
+        book = self.book
+        book.check_mover(self, a, origin)
+        if attacker is None or attacker.seat != book.piece_seat(self, a.seat):
             raise IllegalAction(f"seat {a.seat} has no piece to move on {a.origin}")
-        if self.flip is not None:
-            legal = fanqi.moves(self, a.seat).get(origin, 0)
-        else:
-            t = move_tables(board)
-            friends = friendly_mask(pos, a.seat, self.teams)
-            legal = destination_mask(t, pos, origin, friends, self.rules.hq_lock)
-        if not legal >> target & 1:
+        if not book.targets(self, a.seat, origin) >> target & 1:
             raise IllegalAction(f"{a.origin} -> {a.target} is not a legal move")
         self.expire_proposal()
-        defender = pos.cells[target]
-        if self.flip is not None and defender is not None and defender.seat == attacker.seat:
-            fanqi.pick_up_flag(self, a, origin, target)
-        else:
-            self.play_move(a, attacker, defender, origin, target)
-        if self.phase == Phase.PLAYING:
-            self.check_draw_limits()
-        if self.phase == Phase.PLAYING:
-            self.begin_turn(self.next_seat(a.seat), a.now)
+        if not book.special_move(self, a, origin, target):
+            self.play_move(a, attacker, pos.cells[target], origin, target)
+        self.end_turn(a.seat, a.now)
 
     def play_move(
         self, a: Move, attacker: Piece, defender: Piece | None, origin: int, target: int
@@ -599,21 +481,13 @@ class _Game:
             "origin": a.origin,
             "target": a.target,
             "outcome": None if outcome is None else outcome.value,
-            "defender": None if defender is None else self.owner(defender),
+            "defender": None if defender is None else self.book.owner(self, defender),
         }
         self.events.append(Event("moved", data, secrets))
         self.position = self.pos.with_move(a.origin, a.target, outcome)
         self.reveals = self.reveals.after_move(origin, target, outcome)
-        self.set_seat(a.seat, moves=self.seats[a.seat].moves + 1)
-        self.total_moves += 1
-        self.quiet_moves = 0 if defender is not None else self.quiet_moves + 1
-        if self.flip is not None:
-            fanqi.after_move(self, a.seat, attacker, defender, origin, target, outcome)
-        elif defender is not None and outcome is not None:
-            self.after_combat(a.seat, attacker, defender, target, outcome, a.now)
-
-    def owner(self, piece: Piece) -> int | None:
-        return owner(piece, self.flip)
+        self.count_move(a.seat, quiet=defender is None)
+        self.book.after_move(self, a.seat, attacker, defender, origin, target, outcome, a.now)
 
     def after_combat(
         self,
@@ -672,7 +546,7 @@ class _Game:
             if not self.pos.has_live_pieces(loser):
                 self.eliminate(loser, EliminationReason.NO_LIVE_PIECES, victor)
 
-    # --- flags: reveals and 乱战's raised flag ----------------------------------------------------
+    # --- flags: reveals, and the flag raised by a dealt army without one (乱战, 三打一) ----------
 
     def reveal_flags(self, seat: int, when_marshals_gone: bool = True) -> None:
         """Show the seat's flags to everyone: by default only once it has no 司令 left."""
@@ -775,15 +649,12 @@ class _Game:
         self.set_seat(seat, elimination=Elimination(reason, victor, order, self.total_moves))
         if self.watches and self.watches[seat].raise_by is not None:
             self.watches[seat] = dataclasses.replace(self.watches[seat], raise_by=None)
-        mine = self.piece_seat(seat)
-        if self.position is not None and mine is not None:  # its pieces leave (RULES.md §7)
+        mine = None if self.position is None else self.book.piece_seat(self, seat)
+        if mine is not None:  # its pieces leave (RULES.md §7)
             gone = {i for i, p in self.pos.indexed() if p.seat == mine}
             self.position = self.pos.without_seat(mine)
             self.reveals = self.reveals.without(gone)
-            if self.flip is not None:  # 翻棋: its face-down pieces too, and a flag it carried
-                carrier = None if self.flip.carrier in gone else self.flip.carrier
-                face_down = self.flip.face_down & ~sum(1 << i for i in gone)
-                self.flip = dataclasses.replace(self.flip, face_down=face_down, carrier=carrier)
+            self.book.pieces_removed(self, gone)
         self.emit("eliminated", seat=seat, reason=reason.value, victor=victor)
         if self.proposal is not None:
             self.proposal = None
@@ -794,35 +665,14 @@ class _Game:
 
     def decided(self) -> tuple[int, ...] | None:
         """The winning seats once the game is decided, else None."""
-        seats = self.variant.seats
-        banker = self.deal.banker
-        if self.variant.dealing == "sandayi" and banker is not None:
-            idles = [s for s in seats if s != banker]
-            if not self.alive(banker):
-                return tuple(idles)
-            if sum(not self.alive(s) for s in idles) >= self.deal.contract:
-                return (banker,)
-            return None
-        alive_teams = {self.teams[s] for s in seats if self.alive(s)}
-        if len(alive_teams) <= 1:
-            return tuple(s for s, t in enumerate(self.teams) if t in alive_teams)
-        return None
+        return self.book.decided(self)
 
     def finish(self, reason: EndReason, winners: tuple[int, ...]) -> None:
         self.phase = Phase.FINISHED
         self.to_move = None
         self.proposal = None
-        self.result = score(
-            self.rules,
-            self.teams,
-            [s.elimination for s in self.seats],
-            [s.moves for s in self.seats],
-            reason,
-            winners,
-            banker=self.deal.banker,
-            contract=self.deal.contract,
-        )
-        pieces = open_pieces(self.variant.board, self.position, self.flip)
+        self.result = self.book.score(self, reason, winners)
+        pieces = open_pieces(self)
         layouts = [{sid: piece_key(p) for sid, p in layout.items()} for layout in self.layouts]
         self.emit(
             "game_over",
@@ -936,29 +786,6 @@ class _Game:
             self.after_elimination_outside_move(seat, now)
 
 
-def owner(piece: Piece, flip: FlipState | None) -> int | None:
-    """The seat playing ``piece`` (in 翻棋, ``flip``, the seat playing its colour, if assigned)."""
-    if flip is None:
-        return piece.seat
-    return None if flip.colours is None else flip.colours.index(piece.seat)
-
-
-def open_pieces(
-    board: Board, position: Position | None, flip: FlipState | None
-) -> list[dict[str, Any]]:
-    """Every piece on the board with its rank, the seat playing it and its army (colour): the
-    ``game_over`` event's list, and an open replay's."""
-    return [
-        {
-            "station": board.stations[i],
-            "seat": owner(p, flip),
-            "army": p.colour,
-            "rank": p.rank.value,
-        }
-        for i, p in (position.indexed() if position is not None else [])
-    ]
-
-
 LIANZHONG_ROUNDS = 15  # 乱战: an escape gives the opponents the game after 15 full rounds
 
 
@@ -970,20 +797,17 @@ def _piece(seat: int, key: str) -> Piece:
     return piece_of(seat, rank, army)
 
 
-_HANDLERS: dict[type, Callable[[_Game, Any], None]] = {
-    PlaceLayout: _Game.place_layout,
-    Deadline: _Game.deadline_passed,
-    PickColour: pregame.pick_colour,
-    AnswerRedeal: pregame.answer_redeal,
-    Bid: pregame.bid,
-    RaiseFlag: _Game.raise_flag,
-    Flip: fanqi.flip,
-    Move: _Game.move,
-    Timeout: _Game.timeout,
-    Pause: _Game.pause,
-    Resume: _Game.resume,
-    ProposeDraw: _Game.propose_draw,
-    AnswerProposal: _Game.answer,
-    Surrender: _Game.surrender,
-    Escape: _Game.escape,
+_SHARED: dict[type[Action], Callable[[Game, Any], None]] = {
+    PlaceLayout: Game.place_layout,
+    Deadline: Game.deadline_passed,
+    RaiseFlag: Game.raise_flag,
+    Move: Game.move,
+    Timeout: Game.timeout,
+    Pause: Game.pause,
+    Resume: Game.resume,
+    ProposeDraw: Game.propose_draw,
+    AnswerProposal: Game.answer,
+    Surrender: Game.surrender,
+    Escape: Game.escape,
 }
+_HANDLERS: dict[type, Callable[[Game, Any], None] | Handler] = {**_SHARED, **VARIANT_ACTIONS}

@@ -1,8 +1,9 @@
-"""Game results and scoring hooks (RULES.md §7, §9.4, §10, §11).
+"""Game results and scoring (RULES.md §7, §9.4, §10, §11).
 
 The engine says who won, lost, drew or escaped, who eliminated whom, how many moves each seat
 made, and the points each seat gets in the variant's unit: stakes (四国, 二人: the platform
-multiplies by the table's stake) or raw points (三国's X/Y/Z).
+multiplies by the table's stake) or raw points (三国's X/Y/Z). A variant with a table of its own
+(三打一's contract, ``engine.sandayi``) passes its points in.
 """
 
 from __future__ import annotations
@@ -109,32 +110,31 @@ def score(
     reason: EndReason,
     winners: Sequence[int],
     *,
-    banker: int | None = None,
-    contract: int = 0,
+    points: Sequence[int] | None = None,
 ) -> GameResult:
-    """The result of a finished game, scored by the rules' escape rule and scoring table
-    (三打一: ``banker`` and its ``contract``)."""
+    """The result of a finished game, scored by the rules' escape rule and scoring table;
+    ``points``, in stakes, are the variant's own (三打一's table), unless 三国's rule applies."""
     seats = range(len(teams))
     unit = PointsUnit.STAKE
     if rules.escape_rule == EscapeRule.SANGUO:
-        points = _sanguo_points(rules, eliminations, reason, winners)
+        table = _sanguo_points(rules, eliminations, reason, winners)
         unit = PointsUnit.RAW
-    elif banker is not None:
-        points = _sandayi_points(eliminations, reason, winners, banker, contract)
+    elif points is not None:
+        table = list(points)
     else:
-        points = [_stake_points(s, eliminations[s], reason, winners) for s in seats]
+        table = [_stake_points(s, eliminations[s], reason, winners) for s in seats]
     escapers = {s for s, e in enumerate(eliminations) if e and e.reason == EliminationReason.ESCAPE}
     if rules.escape_rule == EscapeRule.LIANZHONG and reason == EndReason.ESCAPE:
         # 乱战: the escaper's partner scores nothing either way [decision of RULES.md §11]
         for s in seats:
             if s not in escapers and any(teams[s] == teams[e] for e in escapers):
-                points[s] = 0
+                table[s] = 0
     results = []
     for s in seats:
         e = eliminations[s]
         if s in escapers:
             outcome = SeatOutcome.ESCAPE
-        elif points[s] == 0 and reason == EndReason.ESCAPE and s not in winners:
+        elif table[s] == 0 and reason == EndReason.ESCAPE and s not in winners:
             outcome = SeatOutcome.UNSCORED
         elif s in winners:
             outcome = SeatOutcome.WIN
@@ -147,7 +147,7 @@ def score(
             outcome = SeatOutcome.UNSCORED
         else:
             outcome = SeatOutcome.LOSS
-        results.append(SeatResult(s, outcome, points[s], moves[s], e))
+        results.append(SeatResult(s, outcome, table[s], moves[s], e))
     return GameResult(reason, tuple(sorted(winners)), tuple(results), unit)
 
 
@@ -162,33 +162,6 @@ def _stake_points(
     if reason.is_draw or not winners:
         return 0
     return 1 if seat in winners else -1
-
-
-def _sandayi_points(
-    eliminations: Sequence[Elimination | None],
-    reason: EndReason,
-    winners: Sequence[int],
-    banker: int,
-    contract: int,
-) -> list[int]:
-    """三打一 (RULES.md §9.3 step 9), in stakes B: the banker wins or loses 3N, each idle N;
-    the draw table depends on the contract and how many idle players are out; an escaper
-    loses 2 more (§9.3 step 10)."""
-    n = contract
-    idles = [s for s in range(len(eliminations)) if s != banker]
-    if reason.is_draw:
-        out = sum(eliminations[s] is not None for s in idles)
-        idle_gain = {(2, 0): 1, (3, 1): 1, (3, 0): 2}.get((n, out), 0)
-    elif not winners:  # an escape ended the game before it was decided: only the escaper pays
-        idle_gain = 0
-    else:
-        idle_gain = -n if banker in winners else n
-    points = [idle_gain] * len(eliminations)
-    points[banker] = -3 * idle_gain
-    for s, e in enumerate(eliminations):
-        if e is not None and e.reason == EliminationReason.ESCAPE:
-            points[s] -= ESCAPE_STAKES
-    return points
 
 
 def _sanguo_points(

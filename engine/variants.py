@@ -68,7 +68,7 @@ class RuleOptions:
     turn_direction: TurnDirection = TurnDirection.CLOCKWISE
     move_seconds: int = 30
     max_skips: int = 5  # skips (timeouts and forced) that eliminate a seat
-    blocked_is_defeat: bool = False  # no legal move eliminates at once (三打一)
+    blocked_is_defeat: bool = False  # no legal move eliminates at once (三打一, 翻棋)
     timeouts_are_escape: bool = False  # reaching max_skips by timeouts alone is an escape (乱战)
     # draws and surrender (§6.3, §6.4)
     no_capture_plies: int | None = 40  # moves in a row without combat that draw the game
@@ -218,7 +218,9 @@ VARIANTS: Mapping[str, Variant] = MappingProxyType(
             "翻棋",
             "liangguo",
             teams=(0, 1),
-            rules=RuleOptions(hq_lock=False, marshal_death_reveals_flag=False),
+            rules=RuleOptions(
+                hq_lock=False, blocked_is_defeat=True, marshal_death_reveals_flag=False
+            ),
             dealing="fanqi",
         ),
         "sanguo": Variant(

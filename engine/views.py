@@ -5,9 +5,13 @@ them; hands, drafts and redeal eligibility only to their owner; in play each sea
 may offer (``may``: a draw, and from when its surrender) and the seat to move also gets its
 legal moves. Events are filtered by ``Event.for_viewer`` with audiences fixed when they happened.
 
+What a variant adds to a view comes from its rulebook (``engine.rulebook``): the dealt variants'
+``deal``, and for a game played face down (翻棋) the marks on its pieces (face down, carrying the
+flag, the seat playing each colour) and its entries after the pieces and the legal moves.
+
 The server builds a view for every seat and spectator after every action, so ``view`` is written
 for speed: which ranks the viewer sees is worked out once per view for every piece together
-(``engine.game.visible_ranks``, the batched form of ``rank_audience``), not piece by piece.
+(``engine.visibility.visible_ranks``, the batched form of ``rank_audience``), not piece by piece.
 """
 
 from __future__ import annotations
@@ -17,18 +21,22 @@ from functools import lru_cache
 from operator import is_not
 from typing import Any
 
-from engine import game
+from engine import visibility
 from engine.deal import commitment
 from engine.errors import MalformedInput
-from engine.game import moves_of, visible_ranks
+from engine.game import moves_of
 from engine.movement import mask_ids, move_tables
 from engine.offers import draw_refusal, surrender_from
 from engine.pieces import Rank, piece_key
-from engine.pregame import hand_is_weak
+from engine.rulebook import Marks
+from engine.rulebooks import rulebook_of
 from engine.state import GameState, Phase
+from engine.visibility import visible_ranks
 
 _RANK_KEYS: dict[Rank, str] = {rank: rank.value for rank in Rank}
 _BEFORE_PLAY = frozenset({Phase.PICKING, Phase.REDEALING, Phase.BIDDING, Phase.DEPLOYING})
+# Enum members as globals: looked up on their class, each costs more than a hook's call.
+_PLAYING, _FINISHED = Phase.PLAYING, Phase.FINISHED
 _commitment = lru_cache(maxsize=1024)(commitment)  # GameState.commitment, without a sha256 per view
 
 
@@ -40,12 +48,12 @@ def view(state: GameState, viewer: int | None) -> dict[str, Any]:
 def open_pieces(state: GameState) -> list[dict[str, Any]]:
     """Every piece on the board with its rank, the seat playing it and its army, as the
     ``game_over`` event lists them (an open replay)."""
-    return game.open_pieces(state.variant.board, state.position, state.flip)
+    return visibility.open_pieces(state)
 
 
 def _common(state: GameState) -> dict[str, Any]:
     """What every viewer's view shows alike (after its first fields)."""
-    finished = state.phase == Phase.FINISHED
+    finished = state.phase == _FINISHED
     proposal = state.proposal
     result = state.result
     return {
@@ -59,7 +67,7 @@ def _common(state: GameState) -> dict[str, Any]:
         "paused_since": state.paused_since,
         "total_moves": state.total_moves,
         "quiet_moves": state.quiet_moves,
-        "seats": _seats(state, state.variant.seats),
+        "seats": _seats(state, range(len(state.teams))),  # the variant's seats
         "proposal": None
         if proposal is None
         else {"kind": proposal.kind, "seat": proposal.seat, "waiting": sorted(proposal.waiting)},
@@ -72,11 +80,12 @@ def _view(
 ) -> dict[str, Any]:
     """``view``, from ``_common(state)``; without the pieces unless ``pieces``."""
     variant = state.variant
-    if viewer is not None and (isinstance(viewer, bool) or viewer not in variant.seats):
+    # range: the variant's seats, without the tuple ``Variant.seats`` makes on every call
+    if viewer is not None and (isinstance(viewer, bool) or viewer not in range(len(state.teams))):
         raise MalformedInput(f"no seat {viewer!r} in {variant.key}")
     board = variant.board
     phase = state.phase
-    finished = phase == Phase.FINISHED
+    finished = phase == _FINISHED
     out: dict[str, Any] = {
         "variant": variant.key,
         "board": board.key,
@@ -84,8 +93,10 @@ def _view(
         "viewer": viewer,
     }
     out.update(common)
-    if variant.dealing in ("luanzhan", "sandayi"):
-        out["deal"] = _deal(state, viewer)
+    book = rulebook_of(variant)
+    deal = book.deal_view(state, viewer)
+    if deal is not None:
+        out["deal"] = deal
     if phase in _BEFORE_PLAY:
         draft = state.drafts[viewer] if viewer is not None else None
         out["layout"] = dict(draft) if draft is not None else None
@@ -96,24 +107,23 @@ def _view(
             out["pieces"] = []
         return out
     if pieces:
-        out["pieces"] = list(_pieces(state, viewer, position.occupied).values())
-    flip = state.flip
-    if flip is not None:
-        out["colours"] = None if flip.colours is None else list(flip.colours)
-        out["mines_dug"] = list(flip.mines_dug)
-    if phase == Phase.PLAYING and viewer is not None:
+        marks = book.marks(state)
+        out["pieces"] = list(_pieces(state, viewer, position.occupied, marks).values())
+    if extra := book.board_view(state):
+        out.update(extra)
+    if phase == _PLAYING and viewer is not None:
         out["may"] = {
             "propose_draw": draw_refusal(state, viewer) is None,
             "surrender_from": surrender_from(state, viewer),
         }
-    if phase == Phase.PLAYING and viewer is not None and viewer == state.to_move:
+    if phase == _PLAYING and viewer is not None and viewer == state.to_move:
         t = move_tables(board)
         ids = board.stations
         out["legal_moves"] = {
             ids[origin]: mask_ids(t, mask) for origin, mask in moves_of(state, viewer).items()
         }
-        if flip is not None:
-            out["flippable"] = mask_ids(t, flip.face_down)
+        if extra := book.turn_view(state):
+            out.update(extra)
     if finished:
         out["layouts"] = [
             {sid: piece_key(p) for sid, p in layout.items()} for layout in state.layouts
@@ -129,10 +139,10 @@ def view_changes(
     the pieces only of the stations that look different now (None: none stands there). None
     when either state is not in play: whole views are due then.
 
-    A station looks different when its piece changed or whether the viewer sees its rank (or,
-    in 翻棋, whether it is face down or carries the flag) changed; that is all a piece's entry
-    depends on, and every one of those is compared, not inferred from the events."""
-    if before.phase != Phase.PLAYING or state.phase != Phase.PLAYING:
+    A station looks different when its piece changed or whether the viewer sees its rank (or
+    its marks: whether it is face down or carries the flag) changed; that is all a piece's
+    entry depends on, and every one of those is compared, not inferred from the events."""
+    if before.phase != _PLAYING or state.phase != _PLAYING:
         return None
     old, new = before.position, state.position
     assert old is not None and new is not None
@@ -143,45 +153,36 @@ def view_changes(
     while index >= 0:
         moved |= 1 << index
         index = differs.find(1, index + 1)
-    flip, old_flip = state.flip, before.flip
-    if flip is not None:
-        assert old_flip is not None
-        if flip.colours != old_flip.colours:
+    book = rulebook_of(state.variant)
+    marks, old_marks = book.marks(state), book.marks(before)
+    if marks is not None:
+        assert old_marks is not None
+        if marks.owners != old_marks.owners:
             return None  # every face-up piece's seat changes
-        moved |= (flip.face_down ^ old_flip.face_down) | _carrier(old_flip) ^ _carrier(flip)
+        moved |= (marks.face_down ^ old_marks.face_down) | marks.carriers ^ old_marks.carriers
     common = _common(state)  # shared by the views made here, which are for reading
     changes: dict[int | None, dict[str, Any]] = {}
     for viewer in viewers:
         changed = moved | (visible_ranks(before, viewer) ^ visible_ranks(state, viewer))
         changes[viewer] = {
             "game": _view(state, viewer, common, pieces=False),
-            "pieces": _pieces(state, viewer, changed),
+            "pieces": _pieces(state, viewer, changed, marks),
         }
     return changes
 
 
-def _carrier(flip: Any) -> int:
-    return 0 if flip.carrier is None else 1 << flip.carrier
-
-
 def _pieces(
-    state: GameState, viewer: int | None, stations: int
+    state: GameState, viewer: int | None, stations: int, marks: Marks | None
 ) -> dict[str, dict[str, Any] | None]:
     """The entries of the pieces on ``stations`` (a mask of indices) as ``viewer`` sees them,
-    by station id, in the board's order; None for a station without a piece."""
+    by station id, in the board's order; None for a station without a piece. ``marks``: the
+    rulebook's marks of the state's pieces."""
     position = state.position
     assert position is not None
     ids = position.board.stations
     cells = position.cells
     keys = _RANK_KEYS
     visible = visible_ranks(state, viewer)
-    flip = state.flip
-    hidden = carrier = 0
-    colours = None
-    if flip is not None:  # 翻棋: face down (until the game ends), or with the piece's colour
-        hidden = 0 if state.phase == Phase.FINISHED else flip.face_down
-        carrier = _carrier(flip)
-        colours = flip.colours
     out: dict[str, dict[str, Any] | None] = {}
     if stations == position.occupied:  # a whole view
         indices = [index for index, piece in enumerate(cells) if piece is not None]
@@ -196,7 +197,7 @@ def _pieces(
         piece = cells[index]
         if piece is None:
             out[station] = None
-        elif flip is None:
+        elif marks is None:  # the plain entry, built in one go: most views are of these
             seat, rank, army = piece
             if army is None:
                 army = seat
@@ -205,24 +206,24 @@ def _pieces(
                 if visible & 1 << index
                 else {"station": station, "seat": seat, "army": army}
             )
-        elif hidden >> index & 1:
+        elif marks.face_down >> index & 1:
             out[station] = {"station": station, "face_down": True}
         else:
             seat, rank, army = piece
             entry: dict[str, Any] = {
                 "station": station,
-                "seat": None if colours is None else colours.index(seat),
+                "seat": marks.owners[seat],
                 "army": seat if army is None else army,
             }
             if visible >> index & 1:
                 entry["rank"] = keys[rank]
-            if carrier >> index & 1:
+            if marks.carriers >> index & 1:
                 entry["carrying_flag"] = True
             out[station] = entry
     return out
 
 
-def _seats(state: GameState, seats: tuple[int, ...]) -> list[dict[str, Any]]:
+def _seats(state: GameState, seats: Iterable[int]) -> list[dict[str, Any]]:
     draw_proposals = state.rules.draw_proposals
     confirmed = state.confirmed
     teams = state.teams
@@ -248,26 +249,4 @@ def _seats(state: GameState, seats: tuple[int, ...]) -> list[dict[str, Any]]:
             entry["raise_flag_by"] = watch.raise_by
             entry["hqs_taken"] = sorted(ids[i] for i in watch.taken)
         out.append(entry)
-    return out
-
-
-def _deal(state: GameState, viewer: int | None) -> dict[str, Any]:
-    deal = state.deal
-    out: dict[str, Any] = {
-        "number": deal.number,
-        "redeals": deal.redeals,
-        "order": list(deal.order),
-        "waiting": sorted(deal.waiting),
-        "picks": list(deal.picks),
-        "bids": list(deal.bids),
-        "banker": deal.banker,
-        "contract": deal.contract,
-        "hand": None,
-    }
-    hand = deal.hands[viewer] if viewer is not None and deal.hands else None
-    if hand is not None and viewer is not None:
-        keys = _RANK_KEYS
-        out["hand"] = [{"rank": keys[r], "army": viewer if a is None else a} for r, a in hand]
-        if state.phase == Phase.REDEALING:
-            out["may_ask_redeal"] = hand_is_weak(hand[1:])
     return out

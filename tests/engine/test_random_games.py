@@ -14,8 +14,8 @@ import engine
 import engine.views as engine_views
 from engine import GameState
 from engine.game import moves_of
+from engine.luanzhan import hand_is_weak
 from engine.movement import mask_ids, move_tables
-from engine.pregame import hand_is_weak
 from tests.engine.leaks import Knowledge, check_events, check_view
 from tests.soak import soak
 

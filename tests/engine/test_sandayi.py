@@ -27,6 +27,7 @@ from engine.deal import deal_sandayi
 from engine.game import moves_of
 from engine.movement import mask_ids, move_tables
 from engine.outcome import Elimination, EliminationReason, EndReason, score
+from engine.sandayi import points as sandayi_points
 from tests.engine.game_helpers import Pieces, act, kinds, move, ranks_seen
 from tests.engine.leaks import ranks_in
 
@@ -1065,9 +1066,8 @@ def scored(
         for seat in range(4)
     ]
     teams = [0 if s == banker else 1 for s in range(4)]
-    result = score(
-        RULES, teams, eliminations, [5] * 4, reason, winners, banker=banker, contract=contract
-    )
+    points = sandayi_points(eliminations, reason, winners, banker, contract)
+    result = score(RULES, teams, eliminations, [5] * 4, reason, winners, points=points)
     return [r.points for r in result.seats]
 
 

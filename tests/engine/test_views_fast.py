@@ -14,8 +14,8 @@ import engine
 import tests.engine.view_reference as reference
 from engine import GameState
 from engine.events import sees
-from engine.game import rank_audience, visible_ranks
 from engine.sampling import random_action
+from engine.visibility import rank_audience, visible_ranks
 from tests.engine.test_fanqi import carry, play
 from tests.engine.test_random_games import new_random_game, random_steps
 from tests.engine.view_reference import reference_view

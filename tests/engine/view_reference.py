@@ -9,10 +9,10 @@ from typing import Any
 from engine.errors import MalformedInput
 from engine.events import Audience, sees
 from engine.game import moves_of
+from engine.luanzhan import hand_is_weak
 from engine.movement import mask_ids, move_tables
 from engine.offers import draw_refusal, surrender_from
 from engine.pieces import piece_key
-from engine.pregame import hand_is_weak
 from engine.state import GameState, Phase
 from engine.variants import Information
 

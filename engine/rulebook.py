@@ -1,0 +1,251 @@
+"""The rulebook: the hooks by which a variant changes the shared game, with neutral defaults.
+
+The state machine (``engine.game``) runs every variant alike and never asks which one it plays:
+at fixed points it calls the variant's ``Rulebook`` (looked up by ``engine.rulebooks``) — at the
+start, for a set-up position, for moves, after a move or fight, to know whether the game is
+decided, for flags shown at the start, for deployment's arguments, in the view and for the score.
+The defaults are the standard game's rules (四国, 二人, 三国); 乱战 (``engine.luanzhan``), 三打一
+(``engine.sandayi``) and 翻棋 (``engine.fanqi``) override what they change and bring the handlers
+of their own actions. A difference the standard game could also choose is a ``RuleOptions`` flag
+(``engine.variants``), not a hook.
+
+Hooks see the game through two protocols, so that this module and the variants need nothing of
+``engine.game`` (which is above them): ``GameLike``, what they read, which a ``GameState`` and the
+working ``engine.game.Game`` both are; and ``WorkingGame``, the working game inside ``apply``,
+with the shared machine's steps a variant may call.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Any, ClassVar, Protocol
+
+from engine.actions import Action, Move
+from engine.combat import Outcome
+from engine.events import Audience
+from engine.movement import destination_mask, friendly_mask, legal_moves, move_tables
+from engine.outcome import EliminationReason, EndReason, GameResult, score
+from engine.pieces import Piece
+from engine.position import Position
+from engine.state import DealState, FlagWatch, FlipState, Phase, Reveals, SeatState
+from engine.variants import RuleOptions, Variant
+
+
+class GameLike(Protocol):
+    """What hooks read of a game: a ``GameState``, or the working game inside ``apply``."""
+
+    @property
+    def variant(self) -> Variant: ...
+    @property
+    def rules(self) -> RuleOptions: ...
+    @property
+    def seed(self) -> str: ...
+    @property
+    def teams(self) -> tuple[int, ...]: ...
+    @property
+    def phase(self) -> Phase: ...
+    @property
+    def deal(self) -> DealState: ...
+    @property
+    def position(self) -> Position | None: ...
+    @property
+    def reveals(self) -> Reveals: ...
+    @property
+    def flip(self) -> FlipState | None: ...
+
+
+class WorkingGame(GameLike, Protocol):
+    """The working game inside ``apply`` (``engine.game.Game``): the state's fields, to change,
+    and the steps of the shared machine that a variant's hooks and handlers call."""
+
+    host: int
+    first: int
+    teams: tuple[int, ...]
+    phase: Phase
+    deadline: float
+    deal: DealState
+    layouts: tuple[Mapping[str, Piece], ...]
+    position: Position | None
+    seats: list[SeatState]
+    started_at: float | None
+    total_moves: int
+    quiet_moves: int
+    reveals: Reveals
+    watches: list[FlagWatch]
+    flip: FlipState | None
+
+    @property
+    def pos(self) -> Position: ...
+    @property
+    def step(self) -> int: ...
+    def emit(self, kind: str, audience: Audience = None, **data: Any) -> None: ...
+    def check_seat(self, seat: int) -> None: ...
+    def require(self, phase: Phase) -> None: ...
+    def check_turn(self, seat: int, now: float) -> None: ...
+    def alive(self, seat: int) -> bool: ...
+    def next_seat(self, seat: int) -> int: ...
+    def set_seat(self, seat: int, **changes: Any) -> None: ...
+    def count_move(self, seat: int, quiet: bool) -> None: ...
+    def expire_proposal(self) -> None: ...
+    def start_deploying(self, now: float) -> None: ...
+    def begin_turn(self, seat: int, now: float) -> None: ...
+    def end_turn(self, seat: int, now: float) -> None: ...
+    def after_combat(
+        self, seat: int, attacker: Piece, defender: Piece, target: int, outcome: Outcome, now: float
+    ) -> None: ...
+    def reveal_flags(self, seat: int, when_marshals_gone: bool = True) -> None: ...
+    def eliminate(
+        self, seat: int, reason: EliminationReason, victor: int | None, decide: bool = True
+    ) -> None: ...
+
+
+Handler = Callable[[WorkingGame, Any], None]
+
+
+@dataclass(frozen=True, slots=True)
+class Marks:
+    """How a game with face-down pieces (翻棋) marks the pieces in a view."""
+
+    face_down: int  # stations (a mask) of face-down pieces: nobody sees their rank
+    carriers: int  # stations (a mask) of pieces carrying their own flag
+    owners: tuple[int | None, ...]  # by a piece's ``seat`` field (its colour): the seat playing it
+
+
+class Rulebook:
+    """A variant's hooks; each default is the standard game's rule at that point."""
+
+    actions: ClassVar[Mapping[type[Action], Handler]] = MappingProxyType({})
+    """The handlers of the variant's own actions (each refuses a game it does not fit)."""
+
+    # --- the start ----------------------------------------------------------------------------
+
+    def start(self, g: WorkingGame, now: float) -> None:
+        """A new game, made in the deploying phase: a variant deals or starts another phase."""
+
+    def set_up(
+        self,
+        g: WorkingGame,
+        pieces: Mapping[str, Sequence[Any]],
+        setup: Mapping[str, Any],
+        now: float,
+    ) -> bool:
+        """``start_from``'s set-up position (``setup``: its other arguments): True when the
+        variant has put the game in play itself, False to place ``pieces`` as layouts."""
+        return False
+
+    def phase_deadline(self, g: WorkingGame, now: float) -> None:
+        """The deadline of one of the variant's own phases before deployment has passed."""
+        raise AssertionError(f"no phase {g.phase.value} in {g.variant.key}")
+
+    def deploy_args(self, g: GameLike, seat: int) -> dict[str, Any]:
+        """The arguments of ``layout_problems`` and ``auto_layout`` for ``seat``'s layout."""
+        return {}
+
+    def reveal_at_start(self, g: WorkingGame, seat: int) -> None:
+        """Show what the variant shows of ``seat``'s pieces when play begins."""
+
+    def may_raise_flag(self, g: GameLike, seat: int) -> bool:
+        """Whether ``seat``, dealt no flag but a 司令, raises one when the last 司令 dies."""
+        return True
+
+    # --- moves --------------------------------------------------------------------------------
+
+    def piece_seat(self, g: GameLike, seat: int) -> int | None:
+        """The ``seat`` field of the pieces ``seat`` plays (None: none yet)."""
+        return seat
+
+    def owner(self, g: GameLike, piece: Piece) -> int | None:
+        """The seat playing ``piece`` (None: nobody yet)."""
+        return piece.seat
+
+    def moves(self, g: GameLike, seat: int) -> dict[int, int]:
+        """The legal moves of ``seat``: ``{origin index: destination mask}``."""
+        assert g.position is not None
+        return legal_moves(g.position, seat, g.teams, g.rules.hq_lock)
+
+    def can_act(self, g: GameLike, seat: int) -> bool:
+        """Whether ``seat`` has a legal action on its turn."""
+        assert g.position is not None
+        return bool(legal_moves(g.position, seat, g.teams, g.rules.hq_lock, first_only=True))
+
+    def check_mover(self, g: WorkingGame, a: Move, origin: int) -> None:
+        """Refuse (``IllegalAction``) a move from ``origin`` that the variant forbids before the
+        shared checks (the piece is the mover's, the target in reach)."""
+
+    def targets(self, g: WorkingGame, seat: int, origin: int) -> int:
+        """Where ``seat``'s piece on ``origin`` may go: a mask of station indices."""
+        pos = g.pos
+        friends = friendly_mask(pos, seat, g.teams)
+        return destination_mask(move_tables(g.variant.board), pos, origin, friends, g.rules.hq_lock)
+
+    def special_move(self, g: WorkingGame, a: Move, origin: int, target: int) -> bool:
+        """Play a move that is not a step or an attack (翻棋's flag carry) and say True."""
+        return False
+
+    def after_move(
+        self,
+        g: WorkingGame,
+        seat: int,
+        attacker: Piece,
+        defender: Piece | None,
+        origin: int,
+        target: int,
+        outcome: Outcome | None,
+        now: float,
+    ) -> None:
+        """What follows a move once the pieces stand where it put them: the fight's aftermath."""
+        if defender is not None and outcome is not None:
+            g.after_combat(seat, attacker, defender, target, outcome, now)
+
+    def pieces_removed(self, g: WorkingGame, gone: set[int]) -> None:
+        """An eliminated seat's pieces (the stations ``gone``) have left the board."""
+
+    # --- the end ------------------------------------------------------------------------------
+
+    def decided(self, g: WorkingGame) -> tuple[int, ...] | None:
+        """The winning seats once the game is decided, else None: one team is left."""
+        alive_teams = {g.teams[s] for s in g.variant.seats if g.alive(s)}
+        if len(alive_teams) <= 1:
+            return tuple(s for s, t in enumerate(g.teams) if t in alive_teams)
+        return None
+
+    def score(self, g: WorkingGame, reason: EndReason, winners: tuple[int, ...]) -> GameResult:
+        """The finished game's result (``engine.outcome.score``)."""
+        return score(
+            g.rules,
+            g.teams,
+            [s.elimination for s in g.seats],
+            [s.moves for s in g.seats],
+            reason,
+            winners,
+        )
+
+    # --- who sees what, and the view ----------------------------------------------------------
+
+    def face_down(self, g: GameLike) -> int | None:
+        """In a game played face down (翻棋), the stations (a mask) of face-down pieces, whose
+        ranks nobody sees while every other rank is public; None: ranks are seen by the rules
+        of information (``RuleOptions.information``, the seats' own pieces, reveals)."""
+        return None
+
+    def marks(self, g: GameLike) -> Marks | None:
+        """Face-down pieces and flag carriers (翻棋), or None: every piece is face up, its
+        ``seat`` field the seat playing it, and a rank is seen by the rules of information."""
+        return None
+
+    def deal_view(self, g: GameLike, viewer: int | None) -> dict[str, Any] | None:
+        """The view's ``deal`` (the dealt variants' hands, picks, bids), or None for none."""
+        return None
+
+    def board_view(self, g: GameLike) -> Mapping[str, Any]:
+        """Entries of the view after the pieces, in play and after."""
+        return _NOTHING
+
+    def turn_view(self, g: GameLike) -> Mapping[str, Any]:
+        """Entries of the view of the seat to move, after its legal moves."""
+        return _NOTHING
+
+
+_NOTHING: Mapping[str, Any] = {}  # never changed: views only read it
