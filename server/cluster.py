@@ -14,6 +14,9 @@ through the broker and kept in a Redis hash for newcomers.
 Redis holds only what may be lost: the broker's messages, that hash and rate counters. After
 Redis comes back (restarted, even empty) every node writes its entries again and every socket
 watching another node's table gets a fresh snapshot, for the updates it may have missed.
+
+The lobby (``server.lobby``) calls the cluster; the cluster knows of the lobby only what the
+lobby hands it at start (``LobbyHooks``): no import circle between the two.
 """
 
 from __future__ import annotations
@@ -25,6 +28,8 @@ import json
 import logging
 import time
 from collections import OrderedDict
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import redis.asyncio as aioredis
@@ -37,7 +42,6 @@ from server.ownership import Leases
 from server.tasks import cancel
 
 if TYPE_CHECKING:
-    from server.lobby import Lobby
     from server.tables import Table
 
 log = logging.getLogger("junqi")
@@ -48,6 +52,20 @@ FIND_SECONDS = 8.0  # how long a call looks for an owner (a takeover takes a lea
 
 def node_topic(node: str) -> str:
     return f"node:{node}"
+
+
+@dataclass(frozen=True)
+class LobbyHooks:
+    """What the cluster reads of its process's lobby and asks of it (``Lobby.start`` hands it
+    over): the lobby's own mappings, live, and its methods."""
+
+    tables: Mapping[str, Table]  # the tables this process runs
+    entries: Mapping[str, dict[str, Any]]  # the lobby entry of every table of every node
+    adopt: Callable[[str, int, float | None], Awaitable[None]]  # take a kept table over
+    lost: Callable[[Table], None]  # another node took the table over: stop it here
+    forget: Callable[[str], None]  # a listed table is gone (its node stopped between games)
+    changed: Callable[[Table], None]  # send a table's entry round again
+    reload_rooms_soon: Callable[[], None]  # read every room from the database again
 
 
 class Cluster:
@@ -75,15 +93,19 @@ class Cluster:
         # call asked again
         self.served: OrderedDict[str, tuple[float, dict[str, Any] | None]] = OrderedDict()
 
-    async def start(self, lobby: Lobby) -> None:
+    async def saved_entries(self) -> dict[str, dict[str, Any]]:
+        """The lobby entries the nodes wrote to Redis (for a node that starts)."""
+        saved = await self.redis.hgetall(ENTRIES_KEY)
+        return {str(table_id): json.loads(entry) for table_id, entry in saved.items()}
+
+    async def start(self, lobby: LobbyHooks) -> None:
+        """Serve calls, renew leases and take tables over, for ``lobby`` (whose entries hold
+        the ``saved_entries`` by now)."""
         self.lobby = lobby
         self.broker.on_disconnect = self.disconnected
         self.broker.on_reconnect = self.reconnected
         inbox = self.broker.subscribe(node_topic(self.node))
         await self.broker.subscribed(node_topic(self.node))
-        saved = await self.redis.hgetall(ENTRIES_KEY)
-        for table_id, entry in saved.items():
-            lobby.entries.setdefault(str(table_id), json.loads(entry))
         await self.leases.adopt_unowned()
         await self.take_over()  # what a stopped cluster left running goes on
         self.tasks = [

@@ -4,7 +4,9 @@ Rooms live in the database: written from the configuration at start, and made, e
 and reopened by admins (``server.admin``). Each process keeps a copy (``Lobby.rooms``); a change
 reaches every process's copy through the broker topic ``rooms`` (each reads the room again from
 the database), and a new table reads its room from the database first, so that a room closed a
-moment ago on another process takes no table here either."""
+moment ago on another process takes no table here either. With several processes the lobby runs
+its tables through ``server.cluster``, which it hands what the cluster needs of it at start
+(``LobbyHooks``)."""
 
 from __future__ import annotations
 
@@ -14,7 +16,7 @@ import json
 import logging
 import time
 import uuid
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from fastapi import APIRouter, HTTPException, Request
 from sqlalchemy import select
@@ -23,18 +25,16 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from engine import VARIANTS, EngineError, MalformedInput, get_board, get_variant
 from server.bot_driver import Think
 from server.broker import InMemoryBroker, Subscription
+from server.cluster import Cluster, LobbyHooks
 from server.config import RoomConfig
 from server.errors import TableError
 from server.keeping import Keeper, Unreadable
 from server.models import Room, User
 from server.observability import Metrics
 from server.store import Store
-from server.table_options import BadOption, checked_room_options, table_changes
+from server.table_options import BadOption, checked_room_options, kept_rules, table_rules
 from server.tables import Services, Table, TablePolicy
 from server.tasks import cancel
-
-if TYPE_CHECKING:
-    from server.cluster import Cluster
 
 router = APIRouter(prefix="/api", tags=["lobby"])
 LOBBY_TOPIC = "lobby"  # the whole listing, for this process's lobby watchers
@@ -158,7 +158,19 @@ class Lobby:
         await self.reload_rooms()  # which are closed
         self.tasks.append(asyncio.create_task(self._reap_idle_tables(), name="table reaper"))
         if self.cluster is not None:
-            await self.cluster.start(self)
+            for table_id, entry in (await self.cluster.saved_entries()).items():
+                self.entries.setdefault(table_id, entry)
+            await self.cluster.start(
+                LobbyHooks(
+                    self.tables,
+                    self.entries,
+                    self.adopt,
+                    self.lost,
+                    self.forget,
+                    self.changed,
+                    self.reload_rooms_soon,
+                )
+            )
         else:
             for table_id in await self.keeper.kept():
                 await self.adopt(table_id)
@@ -190,12 +202,13 @@ class Lobby:
         quick: bool = False,
     ) -> Table:
         """A new table of the room, opened by the user ``creator`` (id and name); ``options``
-        change the room's rule options for it, within what a table may change
-        (``server.table_options``); ``stand_in`` (托管) lets a bot play for a player who is
-        away; ``quick``: a table of play now, outside the room's count of tables."""
+        change the room's rule options for it, within what a table may change (parsed once
+        into the rules the table keeps: ``server.table_options``); ``stand_in`` (托管) lets a
+        bot play for a player who is away; ``quick``: a table of play now, outside the room's
+        count of tables."""
         room = await self.open_room(room_id)
         try:
-            changes = table_changes(room.variant, room.options, options or {})
+            rules = table_rules(room.variant, room.options, options or {})
         except BadOption as error:
             raise TableError("bad_option", str(error)) from None
         entries = [e for e in self.entries.values() if e["listing"]["room"] == room_id]
@@ -210,7 +223,7 @@ class Lobby:
                     "too_many_tables",
                     f"you have {opened} tables open already: sit at one or let one close",
                 )
-        table = Table(uuid.uuid4().hex[:12], room, self.services, changes)
+        table = Table(uuid.uuid4().hex[:12], room, self.services, rules)
         table.stand_ins = stand_in
         table.quick = quick
         if creator is not None:
@@ -277,7 +290,8 @@ class Lobby:
             if kept is None:
                 return
             room = RoomConfig.model_validate(kept.data["room"])
-            table = Table(table_id, room, self.services, kept.data.get("changes"))
+            rules = kept_rules(room.variant, room.options, kept.data.get("changes") or {})
+            table = Table(table_id, room, self.services, rules)
             table.epoch, table.lease_until = epoch, sure_until
             saved_at = table.restore(kept)
         except (EngineError, KeyError, TypeError, ValueError) as error:

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
+from server import outbound
 from server.broker import InMemoryBroker
 from server.config import RoomConfig
 from server.errors import TableError
@@ -147,7 +148,8 @@ async def ban(
     user.ban_reason = reason
     record(session, actor, "ban", user.name, reason, minutes=minutes)
     await session.commit()
-    lobby.broker.publish(user_topic(user.id), {"type": "banned", "message": ban_message(user)})
+    banned = outbound.Banned(type="banned", message=ban_message(user))
+    lobby.broker.publish(user_topic(user.id), banned)
     for table_id, entry in list(lobby.entries.items()):
         seat = entry["players"].get(str(user.id))
         if seat is None or entry["listing"]["status"] != "playing":
@@ -193,7 +195,7 @@ async def mute(
     user.muted_until = _after(minutes)
     record(session, actor, "mute", user.name, reason, minutes=minutes)
     await session.commit()
-    notice = {"type": "muted", "until": user.muted_until.isoformat(), "reason": reason}
+    notice = outbound.Muted(type="muted", until=user.muted_until.isoformat(), reason=reason)
     broker.publish(user_topic(user.id), notice)
 
 

@@ -3,11 +3,12 @@
 Protocol (docs/protocol.md has every message with an example): the client sends typed messages
 (``type`` is the discriminator) with an optional ``id`` that the reply echoes as ``ref``; the
 server answers ``ok`` or ``error`` and pushes ``lobby``, ``table``, ``update`` and ``chat``
-messages. Every table update carries the table's events numbered per table and filtered for the
-viewer through the engine, and a fresh snapshot of the table as that viewer may see it: the table
-renders both for each viewer (``server.updates``); a connection passes its user's on, handed
-each update by the process's feed of that table (``server.feeds``). Table
-commands go through ``Lobby.run``, so a socket on any process reaches a table of any process.
+messages, each a typed dict of ``server.outbound`` (the client's are the models below). Every
+table update carries the table's events numbered per table and filtered for the viewer through
+the engine, and a fresh snapshot of the table as that viewer may see it: the table renders both
+for each viewer (``server.updates``); a connection passes its user's on, handed each update by
+the process's feed of that table (``server.feeds``). Table commands go through ``Lobby.run``,
+so a socket on any process reaches a table of any process.
 
 A socket signs in by its first message (``auth``, with the token: a token in the URL would be
 written to every proxy's access log); a user has at most ``sockets_per_user`` of them in this
@@ -32,7 +33,7 @@ import orjson
 from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 from pydantic import BaseModel, Field, TypeAdapter, ValidationError
 
-from server import moderation
+from server import moderation, outbound
 from server.accounts import token_hash, user_for_token
 from server.errors import TableError
 from server.feeds import Feeds, Handler
@@ -237,11 +238,12 @@ class Connection:
         self.receiving: asyncio.Task[Any] | None = None  # while waiting for the client's frame
         self.done = False  # the socket is closed, or given up: its loop ends
 
-    async def send(self, message: dict[str, Any]) -> None:
+    async def send(self, message: outbound.ServerMessage) -> None:
         """Pass ``message`` on (it never waits: the outbox queues it if it must)."""
         self.outbox.put(json_text(message))
 
     async def send_text(self, text: str) -> None:
+        """Pass on a message rendered already (an ``outbound.Update``, once for every viewer)."""
         self.outbox.put(text)
 
     async def receive(self) -> Any:
@@ -313,7 +315,7 @@ class Connection:
             await self.error(ref, error.code, error.message)
             return
         if not isinstance(message, Ping):
-            await self.send({"type": "ok", "ref": ref, **(extra or {})})
+            await self.send(outbound.Ok(type="ok", ref=ref, **(extra or {})))
 
     async def check_escape_ban(self) -> None:
         """Repeat escapers may not join tables for a while (``server.penalties``); a table of
@@ -324,15 +326,15 @@ class Connection:
             raise TableError("escape_ban", standing.message())
 
     async def error(self, ref: object, code: str, message: str) -> None:
-        await self.send({"type": "error", "ref": ref, "code": code, "message": message})
+        await self.send(outbound.Error(type="error", ref=ref, code=code, message=message))
 
-    async def dispatch(self, m: BaseModel) -> dict[str, Any] | None:
+    async def dispatch(self, m: BaseModel) -> outbound.Answer | None:
         user = self.user
         limit = LIMITED.get(type(m))
         if limit is not None and not await getattr(self.limits, limit).admit(user.id):
             raise TableError("rate_limited", f"too many {RATE_WORDS[limit]}; wait a little")
         if isinstance(m, Ping):
-            await self.send({"type": "pong", "ref": m.id, "at": time.time()})
+            await self.send(outbound.Pong(type="pong", ref=m.id, at=time.time()))
         elif isinstance(m, WatchLobby):
             await self.follow(LOBBY_TOPIC, self.lobby_update)
             await self.follow("chat:lobby", self.chat_message)
@@ -410,11 +412,11 @@ class Connection:
                     self.unfollow(f"chat:{table_id}")
                 raise
             self.watching.add(table_id)
-            message = ran["result"]
+            message: outbound.Table = ran["result"]["message"]
             epoch, have = message["epoch"], self.updates.get(table_id)
             if have is None or epoch >= have[0]:  # else a process that lost the table answered
                 key = viewer_key(message["snapshot"]["you"])
-                self.updates[table_id] = epoch, message.pop("update"), key
+                self.updates[table_id] = epoch, ran["result"]["update"], key
                 self.seen[table_id] = message["snapshot"]["seq"]
                 await self.send(message)
         finally:
@@ -443,7 +445,7 @@ class Connection:
         if update.get("closed"):  # nobody sat at it for a while, or its game was lost
             if self.stop_watching(table_id):
                 why = update.get("why", "idle")
-                await self.send({"type": "closed", "table": table_id, "why": why})
+                await self.send(outbound.Closed(type="closed", table=table_id, why=why))
             return
         opening = self.opening.get(table_id)
         if opening is not None:
@@ -474,7 +476,7 @@ class Connection:
             await self.send_text(text)
 
     async def lobby_update(self, listing: dict[str, Any]) -> None:
-        await self.send({"type": "lobby", "lobby": listing})
+        await self.send(outbound.Lobby(type="lobby", lobby=listing))
 
     # --- chat ---------------------------------------------------------------------------------
 
@@ -501,7 +503,7 @@ class Connection:
                 raise TableError("not_watching", "open the table to chat with its spectators")
         if not await self.limits.chat.admit(self.user.id):
             raise TableError("rate_limited", "too many chat lines; wait a little")
-        line = {
+        line: outbound.Chat = {
             "type": "chat",
             "channel": m.channel,
             "table": m.table,
@@ -515,20 +517,22 @@ class Connection:
         else:
             self.lobby.broker.publish(f"chat:{m.table}", line)
 
-    async def chat_message(self, line: dict[str, Any]) -> None:
+    async def chat_message(self, line: outbound.Chat) -> None:
         if line["channel"] != "lobby":
-            seated = self.lobby.seat_of(line["table"], self.user.id) is not None
+            table = line["table"]  # named: ``chat`` refuses a line of either without one
+            seated = table is not None and self.lobby.seat_of(table, self.user.id) is not None
             if (line["channel"] == "table") != seated:
                 return  # players and spectators do not read each other's chat
         await self.send(line)
 
-    async def notice(self, message: dict[str, Any]) -> None:
-        """A moderator's word for this user (``server.moderation``): passed on; a ban also
-        closes the socket. A logout (``server.accounts``) closes the sockets of its token, or
-        all of the user's (no ``token_hash``); the token's hash is not passed on."""
+    async def notice(self, message: Any) -> None:
+        """A moderator's word for this user (``outbound.Banned`` or ``outbound.Muted``, from
+        ``server.moderation``): passed on; a ban also closes the socket. A logout notice
+        (``server.accounts``) closes the sockets of its token, or all of the user's (no
+        ``token_hash``); the token's hash is not passed on."""
         if message["type"] == "logged_out":
             if message.get("token_hash") in (None, self.token_hash):
-                await self.send({"type": "logged_out"})
+                await self.send(outbound.LoggedOut(type="logged_out"))
                 await self.close(UNAUTHORIZED, "logged out")
             return
         await self.send(message)
@@ -668,9 +672,8 @@ async def socket(ws: WebSocket) -> None:
     connection = Connection(ws, user, app.state.lobby, token_hash(token))
     silence = SilenceLimit(connection, settings.heartbeat_seconds * 3)
     try:
-        await connection.send(
-            {"type": "welcome", "user": {"id": user.id, "name": user.name, "role": user.role}}
-        )
+        me = outbound.User(id=user.id, name=user.name, role=user.role)
+        await connection.send(outbound.Welcome(type="welcome", user=me))
         await connection.follow(moderation.user_topic(user.id), connection.notice)
         while True:
             frame = await connection.receive()

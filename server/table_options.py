@@ -9,14 +9,18 @@ Every whole-number option has bounds, for rooms too (looser: the operator's), so
 option carries an unbounded number into a game's points and from there into the database. A room
 an admin makes or edits over REST (``server.admin``) keeps the tables' bounds for the options a
 table may change, and the operator's for the others.
+
+A table's rules are parsed once, when it is made (``table_rules``; ``kept_rules`` when a table
+is taken back): the table keeps the ``RuleOptions`` it plays by.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
-from engine import MalformedInput, get_variant
+from engine import MalformedInput, RuleOptions, get_variant
 
 # what a table may set: option -> (least, most)
 TABLE_BOUNDS: dict[str, tuple[int, int]] = {
@@ -53,6 +57,16 @@ class BadOption(ValueError):
     """An option a table (or room) may not set, or a value out of its bounds."""
 
 
+@dataclass(frozen=True)
+class TableRules:
+    """A table's rules: its own ``changes`` to its room's options (JSON values, as listed and
+    kept), and every rule it plays by (``options``: the variant's defaults with the room's
+    options and those changes)."""
+
+    changes: dict[str, Any]
+    options: RuleOptions
+
+
 def checked_room_options(variant: str, options: dict[str, Any]) -> dict[str, Any]:
     """A room's options, checked: known names, valid values, numbers within bounds."""
     _check(
@@ -73,9 +87,10 @@ def checked_admin_options(variant: str, options: dict[str, Any]) -> dict[str, An
     return dict(options)
 
 
-def table_changes(variant: str, room: dict[str, Any], options: dict[str, Any]) -> dict[str, Any]:
-    """The changes a table makes to its room's options: only those that differ from the room's
-    rules, each allowed and within bounds; ``BadOption`` names the first that is not."""
+def table_rules(variant: str, room: dict[str, Any], options: dict[str, Any]) -> TableRules:
+    """The rules of a new table that asks for ``options``: its changes are those that differ
+    from the room's rules, each allowed and within bounds; ``BadOption`` names the first
+    that is not."""
     rules = get_variant(variant).rules.with_changes(room).to_dict()
     for name in options:
         if name not in rules:
@@ -83,7 +98,15 @@ def table_changes(variant: str, room: dict[str, Any], options: dict[str, Any]) -
         if name not in TABLE_MAY_CHANGE:
             raise BadOption(f"rule option {name} is the room's: a table may not change it")
     merged = _check(variant, {**room, **options}, TABLE_BOUNDS.get, options)
-    return {name: options[name] for name in options if merged[name] != rules[name]}
+    values = merged.to_dict()
+    changes = {name: options[name] for name in options if values[name] != rules[name]}
+    return TableRules(changes, merged)
+
+
+def kept_rules(variant: str, room: dict[str, Any], changes: dict[str, Any]) -> TableRules:
+    """The rules of a table taken back with the ``changes`` it was made with (checked then);
+    ``MalformedInput`` if this version cannot read them."""
+    return TableRules(dict(changes), get_variant(variant).rules.with_changes({**room, **changes}))
 
 
 def _check(
@@ -91,11 +114,11 @@ def _check(
     options: dict[str, Any],
     bounds: Callable[[str], tuple[int, int] | None],
     bounded: dict[str, Any],
-) -> dict[str, Any]:
+) -> RuleOptions:
     """The variant's rules with ``options``, the whole numbers of ``bounded`` within
     ``bounds`` (or 0-``ROOM_MOST``)."""
     try:
-        rules = get_variant(variant).rules.with_changes(options).to_dict()
+        rules = get_variant(variant).rules.with_changes(options)
     except MalformedInput as error:
         raise BadOption(str(error)) from None
     for name, value in bounded.items():

@@ -46,6 +46,7 @@ from server.errors import TableError
 from server.keeping import Keeper, KeptTable, LeaseLost, event_of, kept_event
 from server.observability import Metrics
 from server.store import Scored, Store
+from server.table_options import TableRules
 from server.tasks import cancel
 from server.updates import Sent
 
@@ -141,11 +142,7 @@ COMMANDS = frozenset(
 
 class Table:
     def __init__(
-        self,
-        table_id: str,
-        room: RoomConfig,
-        services: Services,
-        changes: dict[str, Any] | None = None,
+        self, table_id: str, room: RoomConfig, services: Services, rules: TableRules
     ) -> None:
         self.id = table_id
         self.services = services
@@ -153,11 +150,13 @@ class Table:
         self.room = room
         self.variant = engine.get_variant(room.variant)
         self.room_data = room.model_dump()  # as kept with a running game
-        # the table's own changes to its room's rule options (``server.table_options``)
-        self.changes = dict(changes or {})
+        # the table's own changes to its room's rule options (``server.table_options``), and
+        # the room's options with them, as listed
+        self.changes = rules.changes
         self.options = {**room.options, **self.changes}
-        # every rule of the table, the variant's defaults with the changes (public)
-        self.rules = self.variant.rules.with_changes(self.options).to_dict()
+        # every rule of the table, parsed when the table was made, and as snapshots show it
+        self.rule_options = rules.options
+        self.rules = rules.options.to_dict()
         self.broker = services.broker
         self.store = services.store
         self.seats = [SeatInfo() for _ in self.variant.seats]
@@ -721,7 +720,7 @@ class Table:
         if not self.sure():  # no verdict of the clock while the table may be another's
             return
         now = time.time()
-        grace = self.rules["disconnect_grace_seconds"]
+        grace = self.rule_options.disconnect_grace_seconds
         for seat, info in enumerate(self.seats):
             if info.away_until is not None and now >= info.away_until:
                 heard = self.heard.get(info.user_id or 0, 0.0)
@@ -754,12 +753,12 @@ class Table:
 
     async def start_game(self) -> None:
         order = list(range(len(self.seats)))
-        if self.options.get("random_seats"):
+        if self.rule_options.random_seats:
             secrets.SystemRandom().shuffle(order)  # 随机防作弊: nobody chooses their seat
             self.seats = [self.seats[i] for i in order]
             self.host = 0
         self.players = [s.user_id for s in self.seats]
-        grace = self.rules["disconnect_grace_seconds"]
+        grace = self.rule_options.disconnect_grace_seconds
         for info in self.seats:
             if info.away_until is not None:  # away between games: the game's grace from now
                 info.away_until = time.time() + grace
@@ -950,7 +949,8 @@ class Table:
 
     async def open_for(self, user_id: int, socket: str, since: int | None) -> dict[str, Any]:
         """A ``socket`` of ``user_id`` opens the table (or again): the ``table`` message it
-        gets, with the events missed since event ``since``."""
+        gets (``message``), with the events missed since event ``since``, and the number of
+        the last update its snapshot shows (``update``: the gateway passes on only later ones)."""
         self.flush()  # what was held back (``sure``) goes first, so the snapshot follows it
         await self.connection_changed(user_id, socket, True)
         viewer = self.seat_of(user_id)
@@ -963,7 +963,8 @@ class Table:
                 if seq > since
             ]
         )
-        return updates.table_message(self, viewer, missed)
+        number = 0 if self.sent is None else self.sent.number
+        return {"update": number, "message": updates.table_message(self, viewer, missed)}
 
     async def close_for(self, user_id: int, socket: str) -> None:
         await self.connection_changed(user_id, socket, False)

@@ -15,10 +15,12 @@ that already has some of it, does no harm. A table (``server.tables``) renders e
 for each seat and once for spectators (``render_update``, for those someone watches); the server
 passes a socket each update once, in order, after its snapshot (``server.realtime``);
 ``apply_patch`` is how a client applies one (the web client does the same in ``web/js/api.js``).
+Both messages are typed in ``server.outbound`` (``Table``, ``Update``).
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -26,6 +28,7 @@ import orjson
 
 import engine
 from engine import Event, GameState
+from server import outbound
 
 SPECTATORS = "spectators"  # the key of the spectators' rendering of an update
 
@@ -97,17 +100,16 @@ def snapshot(
 
 def table_message(
     table: Shown, viewer: int | None, missed: list[tuple[int, Event]]
-) -> dict[str, Any]:
+) -> outbound.Table:
     """The ``table`` message for a socket of ``viewer`` that opens the table, with the
     numbered events it ``missed``."""
-    return {
-        "type": "table",
-        "update": 0 if table.sent is None else table.sent.number,
-        "table": table.id,
-        "epoch": table.epoch,
-        "snapshot": snapshot(table, viewer),
-        "events": shown_events(missed, viewer),
-    }
+    return outbound.Table(
+        type="table",
+        table=table.id,
+        epoch=table.epoch,
+        snapshot=snapshot(table, viewer),
+        events=shown_events(missed, viewer),
+    )
 
 
 def render_update(
@@ -132,7 +134,8 @@ def render_update(
     number = before.number + 1 if before else 1
 
     def render(viewer: int | None) -> str:
-        message: dict[str, Any] = {
+        # a literal, typed: calling the TypedDict costs twice as much, once for every viewer
+        message: outbound.Update = {
             "type": "update",
             "table": table.id,
             "epoch": table.epoch,
@@ -164,7 +167,7 @@ def render_update(
     return Sent(number, table.game_id, table.state, listing), message
 
 
-def json_text(message: dict[str, Any]) -> str:
+def json_text(message: Mapping[str, Any]) -> str:
     """A message as JSON text (orjson: about ten times as fast as the standard library)."""
     return orjson.dumps(message, option=orjson.OPT_NON_STR_KEYS).decode()
 

@@ -1,5 +1,6 @@
 """A test-side socket client, the ways a test opens a socket and signs it in (its first message,
-``auth``), and the hidden-rank audit of everything a client received."""
+``auth``), and the hidden-rank audit of everything a client received. Every message a ``Player``
+receives must be one of ``server.outbound``'s (``SERVER_MESSAGE``), with no field it lacks."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from fastapi.testclient import TestClient
+from pydantic import ConfigDict, TypeAdapter
 from starlette.testclient import WebSocketTestSession
 from websockets.asyncio.client import ClientConnection as AsyncConnection
 from websockets.asyncio.client import connect as async_connect
@@ -16,9 +18,12 @@ from websockets.sync.client import ClientConnection
 from websockets.sync.client import connect as ws_connect
 
 import engine
+from server import outbound
 from server.updates import apply_patch
 
 RANKS = {r.value for r in engine.Rank}
+# the server's messages, strictly: a field a message does not declare is refused too
+SERVER_MESSAGE = TypeAdapter(outbound.ServerMessage, config=ConfigDict(extra="forbid"))
 
 
 def auth(token: str) -> str:
@@ -97,6 +102,7 @@ class Player:
 
     def receive(self) -> dict[str, Any]:
         message: dict[str, Any] = self.ws.receive_json()
+        SERVER_MESSAGE.validate_python(message)
         self.received.append(message)
         if message["type"] in ("table", "update"):
             if "patch" in message:  # the snapshot this client holds after it, for the tests

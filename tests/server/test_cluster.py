@@ -32,7 +32,7 @@ import websockets
 import engine
 from server.updates import apply_patch
 from tests.live import free_port, redis_database, start_server
-from tests.server.sockets import open_live_socket
+from tests.server.sockets import SERVER_MESSAGE, open_live_socket
 
 REPO = Path(__file__).resolve().parents[2]
 REDIS = os.environ.get("JUNQI_TEST_REDIS", "redis://127.0.0.1:6379")
@@ -198,6 +198,7 @@ class Player:
 
     async def receive(self) -> dict[str, Any]:
         message: dict[str, Any] = json.loads(await asyncio.wait_for(self.ws.recv(), 30))
+        SERVER_MESSAGE.validate_python(message)
         self.received.append(message)
         self.received_at.append(time.monotonic())
         if message["type"] in ("table", "update"):

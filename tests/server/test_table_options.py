@@ -16,7 +16,7 @@ from server.app import create_app
 from server.config import RoomConfig
 from server.models import Game, LiveTable, Standing
 from server.store import Store
-from server.table_options import BadOption, checked_room_options, table_changes
+from server.table_options import BadOption, checked_room_options, kept_rules, table_rules
 from tests.server.conftest import make_settings
 from tests.server.test_realtime import connect, start_game, table_of_two
 
@@ -46,17 +46,29 @@ SANGUO = RoomConfig(id="sanguo", name="三国", variant="sanguo", options={"rand
 )
 def test_a_table_may_not_set(options: dict[str, Any]) -> None:
     with pytest.raises(BadOption):
-        table_changes("sanguo", SANGUO.options, options)
+        table_rules("sanguo", SANGUO.options, options)
 
 
 def test_a_table_changes_only_what_differs_from_its_room() -> None:
     room = {"move_seconds": 30, "random_seats": True}
-    assert table_changes("sanguo", room, {"move_seconds": 30}) == {}
-    assert table_changes("sanguo", room, {"move_seconds": 45, "draw_proposals": 3}) == {
+    assert table_rules("sanguo", room, {"move_seconds": 30}).changes == {}
+    assert table_rules("sanguo", room, {"move_seconds": 45, "draw_proposals": 3}).changes == {
         "move_seconds": 45
     }
-    assert table_changes("siguo", {}, {"no_capture_plies": None}) == {"no_capture_plies": None}
-    assert table_changes("siguo", {}, {"engineer_scouting": "all"}) == {"engineer_scouting": "all"}
+    assert table_rules("siguo", {}, {"no_capture_plies": None}).changes == {
+        "no_capture_plies": None
+    }
+    assert table_rules("siguo", {}, {"engineer_scouting": "all"}).changes == {
+        "engineer_scouting": "all"
+    }
+
+
+def test_a_table_keeps_the_rules_it_was_made_with_parsed() -> None:
+    room = {"move_seconds": 20, "random_seats": True}
+    rules = table_rules("sanguo", room, {"move_seconds": 45, "engineer_scouting": "all"})
+    assert (rules.options.move_seconds, rules.options.random_seats) == (45, True)
+    assert rules.options.engineer_scouting == "all" and rules.options.score_z == 6
+    assert kept_rules("sanguo", room, rules.changes) == rules  # as a takeover reads them
 
 
 def test_a_room_s_numbers_are_bounded_too(tmp_path: Path) -> None:

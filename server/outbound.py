@@ -1,0 +1,136 @@
+"""The messages the server sends over a socket: one ``TypedDict`` per ``type`` (docs/protocol.md,
+"Server → client"; the client's messages are the pydantic models of ``server.realtime``).
+
+Typed dicts, not models: at run time a message is a plain dict, written to JSON by orjson (an
+update once for each viewer, ``server.updates``), so sending costs no validation; mypy checks
+every place that builds one. ``ServerMessage`` is their discriminated union, for pydantic to
+validate with where it is worth it: tests/server/test_outbound.py holds the protocol's examples
+against it, and keeps its list of messages and fields equal to these.
+
+``snapshot``, ``patch``, a ``lobby``'s listing and the events stay ``dict[str, Any]``: they are
+rendered from the engine's views and the tables' listings, which say what is in them.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal, NotRequired
+
+from pydantic import Field
+from typing_extensions import TypedDict  # pydantic reads only this one before Python 3.12
+
+
+class User(TypedDict):
+    id: int
+    name: str
+    role: str
+
+
+class Welcome(TypedDict):
+    """The answer to ``auth``: who the socket signed in as."""
+
+    type: Literal["welcome"]
+    user: User
+
+
+class Answer(TypedDict, total=False):
+    """What a command's ``ok`` carries besides its ``ref``."""
+
+    version: int  # the table's version after a table command
+    table: str  # the id of the table ``create_table`` or ``play_now`` gave
+
+
+class Ok(Answer):
+    type: Literal["ok"]
+    ref: Any  # the client's ``id``, as it sent it
+
+
+class Error(TypedDict):
+    type: Literal["error"]
+    ref: Any
+    code: str  # one of ``server.errors.CODES``
+    message: str
+
+
+class Pong(TypedDict):
+    type: Literal["pong"]
+    ref: Any
+    at: float  # the server's clock, Unix seconds
+
+
+class Lobby(TypedDict):
+    type: Literal["lobby"]
+    lobby: dict[str, Any]  # ``server.lobby.Lobby.listing``
+
+
+class Table(TypedDict):
+    """The answer to ``open``: the table now, and the events missed."""
+
+    type: Literal["table"]
+    table: str
+    epoch: int
+    snapshot: dict[str, Any]  # ``server.updates.snapshot``
+    events: list[dict[str, Any]]
+
+
+class Update(TypedDict):
+    """A change of a watched table: a whole snapshot, or during play a patch on the last one."""
+
+    type: Literal["update"]
+    table: str
+    epoch: int
+    version: int
+    events: list[dict[str, Any]]
+    snapshot: NotRequired[dict[str, Any]]
+    patch: NotRequired[dict[str, Any]]
+
+
+# "from" is a keyword: the functional form
+Chat = TypedDict(
+    "Chat",
+    {
+        "type": Literal["chat"],
+        "channel": Literal["lobby", "table", "spectators"],
+        "table": str | None,
+        "from": str,
+        "text": str,
+        "at": float,
+    },
+)
+
+
+class Muted(TypedDict):
+    type: Literal["muted"]
+    until: str  # ISO 8601
+    reason: str
+
+
+class Closed(TypedDict):
+    type: Literal["closed"]
+    table: str
+    why: Literal["idle", "room_closed", "lost"]
+
+
+class Banned(TypedDict):
+    type: Literal["banned"]
+    message: str
+
+
+class LoggedOut(TypedDict):
+    type: Literal["logged_out"]
+
+
+ServerMessage = Annotated[
+    Welcome
+    | Ok
+    | Error
+    | Pong
+    | Lobby
+    | Table
+    | Update
+    | Chat
+    | Muted
+    | Closed
+    | Banned
+    | LoggedOut,
+    Field(discriminator="type"),
+]
