@@ -11,9 +11,10 @@ bots and test suites rely on them::
     engine.combat("engineer", "landmine")           # -> "attacker" | "defender" | "both"
     engine.deployment_problems("siguo", 0, layout)  # -> [] when legal
 
-Games: ``new_game`` / ``start_from`` make a state, ``apply(state, action)`` returns the next state
-and its events, ``view(state, viewer)`` and ``event.for_viewer(viewer)`` are what a seat or a
-spectator may see, ``record_of`` / ``replay`` save and rebuild whole games.
+Games: ``new_game`` / ``start_from`` make a state (rule ``options`` as JSON values, or ``rules``
+already parsed), ``apply(state, action)`` returns the next state and its events,
+``view(state, viewer)`` and ``event.for_viewer(viewer)`` are what a seat or a spectator may see,
+``record_of`` / ``replay`` save and rebuild whole games.
 """
 
 from engine.actions import (

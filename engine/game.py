@@ -74,12 +74,20 @@ def new_game(
     seed: int | str,
     host: int = 0,
     options: Mapping[str, Any] | None = None,
+    rules: RuleOptions | None = None,
     now: float = 0.0,
 ) -> GameState:
     """A game of ``variant``: dealing (乱战, 三打一), deploying, or for 翻棋 already in play.
-    ``options`` override the variant's rule defaults."""
+    ``options`` override the variant's rule defaults (JSON values, checked); or ``rules`` are
+    the rules already parsed (``Variant.rules_with``: a table's). The variant's fixed options
+    win either way (``Variant.fixed``)."""
     v = get_variant(variant)
-    rules = v.rules.with_changes(options or {})
+    if rules is None:
+        rules = v.rules_with(options or {})
+    elif options is not None:
+        raise MalformedInput("rule options or parsed rules, not both")
+    else:
+        rules = v.with_fixed(rules)
     if isinstance(host, bool) or host not in v.seats:
         raise MalformedInput(f"no seat {host!r} in {variant}")
     n = len(v.seats)
@@ -123,6 +131,7 @@ def start_from(
     seed: int | str,
     host: int = 0,
     options: Mapping[str, Any] | None = None,
+    rules: RuleOptions | None = None,
     now: float = 0.0,
     banker: int | None = None,
     contract: int = 0,
@@ -132,8 +141,9 @@ def start_from(
     """A game already in play from a set-up position, the host (三打一: the banker) to move:
     for tests, bots and teaching. ``pieces`` is ``{station: (seat, rank key[, army])}``; the
     layouts are not checked. 三打一 takes the ``banker`` and its ``contract``; 翻棋 takes pieces
-    as ``(colour, rank key)``, the ``face_down`` stations and the ``colours`` each seat plays."""
-    state = new_game(variant, seed=seed, host=host, options=options, now=now)
+    as ``(colour, rank key)``, the ``face_down`` stations and the ``colours`` each seat plays.
+    The rules come from ``options`` or ``rules`` as in ``new_game``."""
+    state = new_game(variant, seed=seed, host=host, options=options, rules=rules, now=now)
     setup: dict[str, Any] = {
         "pieces": {sid: list(p) for sid, p in pieces.items()},
         "banker": banker,

@@ -16,6 +16,7 @@ from engine.game import moves_of
 from engine.movement import legal_move_list, mask_ids, move_tables
 from engine.pieces import Rank
 from engine.position import Position
+from engine.rulebooks import rulebook_of
 from engine.state import GameState, Phase
 from engine.variants import get_variant
 
@@ -75,7 +76,8 @@ def random_action(state: GameState, rng: random.Random) -> Action:
     assert seat is not None
     t = move_tables(state.variant.board)
     moves = [(o, d) for o, m in moves_of(state, seat).items() for d in mask_ids(t, m)]
-    if state.flip is not None and state.flip.face_down and (not moves or rng.random() < 0.5):
-        return Flip(seat, rng.choice(mask_ids(t, state.flip.face_down)), now=state.deadline)
+    face_down = rulebook_of(state.variant).face_down(state)  # 翻棋's, which a turn may flip
+    if face_down and (not moves or rng.random() < 0.5):
+        return Flip(seat, rng.choice(mask_ids(t, face_down)), now=state.deadline)
     origin, target = rng.choice(moves)
     return Move(seat, state.variant.board.stations[origin], target, now=state.deadline)

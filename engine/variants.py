@@ -1,7 +1,8 @@
 """Variants: which board, which teams, which armies and which rule options (RULES.md §9).
 
 A variant is data. Every *(option)* of RULES.md is a field of ``RuleOptions`` with the variant's
-default; a table overrides them with ``RuleOptions.with_changes`` (checked, typed).
+default; a table overrides them with ``Variant.rules_with`` (checked, typed), which keeps the
+options the variant fixes (``Variant.fixed``).
 """
 
 from __future__ import annotations
@@ -155,6 +156,10 @@ class Variant:
     rules: RuleOptions = field(default_factory=RuleOptions)
     army: Mapping[Rank, int] = field(default_factory=lambda: STANDARD_ARMY)
     dealing: Dealing = None  # how armies are dealt; None: every seat gets the standard army
+    # options that are rules of the variant: it plays them at its own value whatever a table or
+    # a record asks (翻棋's blocked_is_defeat, RULES.md §9.6: its records from before that was
+    # an option hold false, which the engine of the time ignored for 翻棋)
+    fixed: frozenset[str] = frozenset()
 
     @property
     def board(self) -> Board:
@@ -163,6 +168,18 @@ class Variant:
     @property
     def seats(self) -> tuple[int, ...]:
         return tuple(range(len(self.teams)))
+
+    def rules_with(self, changes: Mapping[str, Any]) -> RuleOptions:
+        """The variant's rules with ``changes`` (``RuleOptions.with_changes``), but its fixed
+        options."""
+        return self.with_fixed(self.rules.with_changes(changes))
+
+    def with_fixed(self, rules: RuleOptions) -> RuleOptions:
+        """``rules`` with the variant's own value of each of its fixed options."""
+        if not self.fixed:
+            return rules
+        own = {name: getattr(self.rules, name) for name in self.fixed}
+        return dataclasses.replace(rules, **own)
 
 
 VARIANTS: Mapping[str, Variant] = MappingProxyType(
@@ -222,6 +239,7 @@ VARIANTS: Mapping[str, Variant] = MappingProxyType(
                 hq_lock=False, blocked_is_defeat=True, marshal_death_reveals_flag=False
             ),
             dealing="fanqi",
+            fixed=frozenset({"blocked_is_defeat"}),
         ),
         "sanguo": Variant(
             "sanguo",

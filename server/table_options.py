@@ -8,7 +8,8 @@ whose rules differ from its room's plays unrated: points are earned under the ro
 Every whole-number option has bounds, for rooms too (looser: the operator's), so that no
 option carries an unbounded number into a game's points and from there into the database. A room
 an admin makes or edits over REST (``server.admin``) keeps the tables' bounds for the options a
-table may change, and the operator's for the others.
+table may change, and the operator's for the others. No room may change an option its variant
+fixes (``Variant.fixed``: 翻棋's ``blocked_is_defeat``), which the engine would ignore.
 
 A table's rules are parsed once, when it is made (``table_rules``; ``kept_rules`` when a table
 is taken back): the table keeps the ``RuleOptions`` it plays by.
@@ -91,7 +92,7 @@ def table_rules(variant: str, room: dict[str, Any], options: dict[str, Any]) -> 
     """The rules of a new table that asks for ``options``: its changes are those that differ
     from the room's rules, each allowed and within bounds; ``BadOption`` names the first
     that is not."""
-    rules = get_variant(variant).rules.with_changes(room).to_dict()
+    rules = get_variant(variant).rules_with(room).to_dict()
     for name in options:
         if name not in rules:
             raise BadOption(f"unknown rule option {name!r}")
@@ -106,7 +107,7 @@ def table_rules(variant: str, room: dict[str, Any], options: dict[str, Any]) -> 
 def kept_rules(variant: str, room: dict[str, Any], changes: dict[str, Any]) -> TableRules:
     """The rules of a table taken back with the ``changes`` it was made with (checked then);
     ``MalformedInput`` if this version cannot read them."""
-    return TableRules(dict(changes), get_variant(variant).rules.with_changes({**room, **changes}))
+    return TableRules(dict(changes), get_variant(variant).rules_with({**room, **changes}))
 
 
 def _check(
@@ -116,11 +117,17 @@ def _check(
     bounded: dict[str, Any],
 ) -> RuleOptions:
     """The variant's rules with ``options``, the whole numbers of ``bounded`` within
-    ``bounds`` (or 0-``ROOM_MOST``)."""
+    ``bounds`` (or 0-``ROOM_MOST``), and none of them other than a rule the variant fixes
+    (which the engine would ignore)."""
+    v = get_variant(variant)
     try:
-        rules = get_variant(variant).rules.with_changes(options)
+        rules = v.rules_with(options)
     except MalformedInput as error:
         raise BadOption(str(error)) from None
+    own = v.rules.to_dict()
+    for name in v.fixed & bounded.keys():
+        if bounded[name] != own[name]:
+            raise BadOption(f"rule option {name} is a rule of {v.name}: a room may not change it")
     for name, value in bounded.items():
         if isinstance(value, int) and not isinstance(value, bool):
             least, most = bounds(name) or (0, ROOM_MOST)

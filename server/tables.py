@@ -767,7 +767,7 @@ class Table:
             self.variant.key,
             seed=secrets.token_hex(16),
             host=self.host or 0,
-            options=self.options,
+            rules=self.rule_options,
             now=time.time(),
         )
         self.log, self.log_start = [], self.seq + 1

@@ -4,6 +4,7 @@ viewer may see (§8)."""
 
 from __future__ import annotations
 
+import json
 import random
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -431,6 +432,20 @@ def test_no_legal_action_on_ones_turn_loses() -> None:
     assert state.result is not None and state.result.winners == (0,)
     out = state.seats[1].elimination
     assert out is not None and out.reason == "blocked"
+
+
+def test_an_old_record_replays_a_blocked_loss_as_it_was_played() -> None:
+    """Records written before 翻棋's "no legal action loses" was the ``blocked_is_defeat``
+    option hold it false (every option is stored, and 翻棋 then ignored it): they replay as
+    played, for the REST replay and a restart alike (both replay the record's JSON)."""
+    state, _ = play(fanqi(STUCK), "0:13", "0:14")
+    record = engine.record_of(state)
+    old = json.loads(record.to_json())
+    old["options"]["blocked_is_defeat"] = False
+    again = engine.replay(engine.GameRecord.from_json(json.dumps(old)))
+    assert again == state
+    out = again.seats[1].elimination
+    assert again.phase == "finished" and out is not None and out.reason == "blocked"
 
 
 def test_a_face_down_piece_anywhere_is_a_legal_action() -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import pytest
@@ -629,6 +630,31 @@ def test_rule_options_are_checked() -> None:
         engine.new_game("siguo", seed=1, options={"information": "glass"})
     state = engine.new_game("siguo", seed=1, options={"no_capture_plies": None, "max_skips": 3})
     assert state.rules.no_capture_plies is None and state.rules.max_skips == 3
+
+
+def test_a_game_takes_rules_already_parsed() -> None:
+    rules = engine.get_variant("siguo").rules_with({"move_seconds": 45})
+    state = engine.new_game("siguo", seed=1, rules=rules)
+    assert state.rules is rules
+    assert state == engine.new_game("siguo", seed=1, options={"move_seconds": 45})
+    started, _ = engine.start_from("siguo", QUIET, seed=1, rules=rules)
+    assert started.rules is rules and engine.record_of(started).options == rules.to_dict()
+    with pytest.raises(engine.MalformedInput, match="not both"):
+        engine.new_game("siguo", seed=1, options={}, rules=rules)
+
+
+def test_a_variant_s_fixed_rules_win_over_options_and_parsed_rules() -> None:
+    fanqi = engine.get_variant("fanqi")
+    assert fanqi.fixed == {"blocked_is_defeat"}
+    assert fanqi.rules_with({"blocked_is_defeat": False}).blocked_is_defeat is True
+    loose = dataclasses.replace(fanqi.rules, blocked_is_defeat=False)
+    for state in (
+        engine.new_game("fanqi", seed=1, options={"blocked_is_defeat": False}),
+        engine.new_game("fanqi", seed=1, rules=loose),
+    ):
+        assert state.rules == fanqi.rules
+    # where no variant fixes it, it is an option like any other
+    assert engine.new_game("siguo", seed=1, rules=loose).rules.blocked_is_defeat is False
 
 
 # --- whole games, every variant ---------------------------------------------------------------

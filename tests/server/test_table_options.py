@@ -82,6 +82,15 @@ def test_a_room_s_numbers_are_bounded_too(tmp_path: Path) -> None:
         pass  # the server does not start with such a room
 
 
+def test_no_room_changes_a_rule_its_variant_fixes() -> None:
+    """翻棋's "no legal action loses" is a rule of the variant (``Variant.fixed``), which the
+    engine keeps whatever the options say: a room may not pretend to change it."""
+    assert checked_room_options("fanqi", {"blocked_is_defeat": True})
+    with pytest.raises(BadOption, match="blocked_is_defeat"):
+        checked_room_options("fanqi", {"blocked_is_defeat": False})
+    assert checked_room_options("siguo", {"blocked_is_defeat": True})  # an option there
+
+
 def test_forged_scoring_is_refused_at_a_sanguo_table(database_url: str) -> None:
     settings = make_settings(database_url)
     settings.rooms = [SANGUO]
@@ -111,6 +120,8 @@ def test_a_table_with_its_own_rules_plays_unrated(database_url: str) -> None:
         for seat, p in enumerate((alice, bob)):
             assert p.request({"type": "sit", "table": table, "seat": seat})["type"] == "ok"
         start_game(alice, bob, table, seed=3)
+        played = client.app.state.lobby.tables[table]  # type: ignore[attr-defined]
+        assert played.state.rules is played.rule_options  # parsed when the table was made
         alice.request({"type": "leave", "table": table})  # an escape ends the game
         points = bob.until(
             lambda m: m["type"] == "update" and any(e["kind"] == "points" for e in m["events"])
