@@ -1,22 +1,26 @@
 """Bots: strength and thinking time. Prints figures, asserts nothing.
 
-Usage: ``.venv/bin/python bench/bots.py [--matches 60] [--games 4]``, or the gate:
-``.venv/bin/python bench/bots.py gate [--games 200] [--variant siguo] [--level normal] [--seed 0]``
+Usage: ``.venv/bin/python bench/bots.py [--matches 60] [--games 1]``, or the gate:
+``.venv/bin/python bench/bots.py gate [--games 200] [--variant siguo] [--level normal]
+[--against baseline|easy|normal|hard] [--seed 0] [--budget-scale 0]``
 
 Strength: in 四国, a bot level on seats 0 and 2 against an opponent on 1 and 3, then the other way
 round on the same deal (seat rotation, shared deals): the normal bot against random-move players,
 against a greedy one-ply player (takes any piece it sees and beats, else moves at random), and
 against the easy bot; the hard bot against the normal one. Win/draw/loss rates of the first side
 with 95% Wilson intervals.
-Time: whole bot games of 四国 and 乱战 at every level, every decision timed (median, p95, max),
-the way the server runs them: the seat's view and its beliefs in, an action out. The server runs
-these in worker processes, so they never block the event loop.
+Thinking time: 四国 and 乱战 games in which seat 0 thinks the way the server's bots do, in worker
+processes within its level's budget (``engine.bot.thinking_deadline``); every move timed from
+asking to answer (median, p95, max) against the budget.
 
 Gate: today's bot (``engine``) against the frozen baseline (``bench/baseline_bot.py``) at one
-level, on shared deals with the teams swapped (each deal played twice, the new bot on one team
-and then on the other), the deals spread over a pool of worker processes: wins, draws and losses
-of the new bot, its win rate with a 95% Wilson interval, its score (draws count half) as Elo, an
-SPRT that may stop early, and each side's time per move (median, p95).
+level, or against today's bot at another level (``--against``), on shared deals with the teams
+swapped (each deal played twice, the new bot on one team and then on the other), the deals
+spread over a pool of worker processes: wins, draws and losses of the new bot, its win rate
+with a 95% Wilson interval, its score (draws count half) as Elo, an SPRT that may stop early,
+and each side's time per move (median, p95). Bots take their levels' fixed samples (the same
+games for the same seeds) unless ``--budget-scale`` (and ``--against-budget-scale``) give them
+that share of their levels' thinking time.
 """
 
 from __future__ import annotations
@@ -37,7 +41,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.baseline_bot import FROZEN_FROM, BaselineBot
 from engine.arena import Bot, GreedyPlayer, Player, RandomPlayer, play
-from engine.bot import LEVELS
+from engine.bot import LEVEL, LEVELS, decide, thinking_deadline
 from engine.outcome import GameResult
 from engine.variants import get_variant
 
@@ -94,12 +98,31 @@ def strength(level: str, opponent: str, matches: int) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--matches", type=int, default=60, help="games per pairing")
-    parser.add_argument("--games", type=int, default=4, help="timed games per variant and level")
+    parser.add_argument("--games", type=int, default=1, help="timed games per variant and level")
+    parser.add_argument("--workers", type=int, default=2, help="worker processes")
     commands = parser.add_subparsers(dest="command")
     g = commands.add_parser("gate", help="the new bot against the frozen baseline")
     g.add_argument("--games", type=int, default=200, help="games at most (two per deal)")
     g.add_argument("--variant", default="siguo", help="siguo, luanzhan, liangguo or fanqi")
     g.add_argument("--level", default="normal", choices=LEVELS)
+    g.add_argument(
+        "--against",
+        default="baseline",
+        choices=("baseline", *LEVELS),
+        help="the frozen baseline at the same level, or today's bot at this level",
+    )
+    g.add_argument(
+        "--budget-scale",
+        type=float,
+        default=0.0,
+        help="the new bot thinks this share of its level's budget a move (0: fixed samples)",
+    )
+    g.add_argument(
+        "--against-budget-scale",
+        type=float,
+        default=0.0,
+        help="the same for today's bot at level --against",
+    )
     g.add_argument("--seed", type=int, default=0, help="the first deal's seed")
     g.add_argument("--workers", type=int, default=2, help="worker processes")
     g.add_argument("--elo0", type=float, default=0.0)
@@ -120,22 +143,60 @@ def main() -> None:
     ):
         strength(level, opponent, args.matches)
     print("targets: the normal bot beats random players in >= 95% and the greedy one in >= 65%")
-    print("bot decision times (view and beliefs in, action out), one core:")
-    for variant in ("siguo", "luanzhan"):
-        for level in LEVELS:
-            times: list[float] = []
-            for seed in range(args.games):
-                seats = range(4)
-                play(variant, seed, {s: Bot(variant, s, level) for s in seats}, times)
-            times.sort()
-            p95 = times[int(len(times) * 0.95)]
-            print(
-                f"  {variant:<9} {level:<7} {len(times):6} decisions   "
-                f"median {statistics.median(times) * 1000:6.2f} ms   p95 {p95 * 1000:6.2f} ms   "
-                f"max {times[-1] * 1000:6.2f} ms",
-                flush=True,
-            )
-    print("target: p95 under 300 ms at the normal level")
+    budgets(args.games, args.workers)
+
+
+# --- thinking time: each level within its budget, in worker processes --------------------------
+
+
+class PooledBot(Bot):
+    """A bot that thinks as at a table: its decision is sent to a pool of worker processes with
+    the deadline ``thinking_deadline`` gives at the moment it is asked (so time spent waiting
+    for a free worker counts), and the time from asking to the answer goes into ``times``."""
+
+    def __init__(
+        self, variant: str, seat: int, level: str, pool: ProcessPoolExecutor, times: list[float]
+    ) -> None:
+        super().__init__(variant, seat, level)
+        self.pool, self.times = pool, times
+
+    def decide(self, view: dict[str, Any], rng: random.Random) -> dict[str, Any] | None:
+        self.beliefs.follow(self.unread, view)
+        self.unread = []
+        asked = time.time()
+        until = thinking_deadline(self.level, asked, None)  # the arena's clock is simulated
+        job = (view, rng.randrange(2**31), self.beliefs.table(), self.level, self.beliefs.recent)
+        action = self.pool.submit(decide, *job, until).result()
+        if action is not None and action["type"] in ("move", "flip"):
+            self.times.append(time.time() - asked)
+        return action
+
+
+def budgets(games: int, workers: int) -> None:
+    """Per variant and level: seat 0 a bot that thinks in worker processes as at a table (the
+    others the normal bot on its fixed samples), every move's time from asking to answer."""
+    print(f"thinking time per move, asked to answered, in {workers} worker processes:")
+    with ProcessPoolExecutor(max_workers=workers) as pool:
+        pool.submit(
+            decide, {"viewer": 0, "phase": "over"}, 0
+        ).result()  # started before the clock runs
+        for variant in ("siguo", "luanzhan"):
+            for level in LEVELS:
+                times: list[float] = []
+                for seed in range(games):
+                    players: dict[int, Player] = {s: Bot(variant, s) for s in range(1, 4)}
+                    players[0] = PooledBot(variant, 0, level, pool, times)
+                    play(variant, seed, players)
+                budget = LEVEL[level].budget
+                print(
+                    f"  {variant:<9} {level:<7} budget {budget:4.1f} s  {len(times):4} moves  "
+                    f"median {statistics.median(times) * 1000:7.1f} ms  "
+                    f"p95 {percentile(times, 0.95) * 1000:7.1f} ms  "
+                    f"max {max(times) * 1000:7.1f} ms  "
+                    f"p95 within budget + 10%: {percentile(times, 0.95) <= budget * 1.1 + 0.05}",
+                    flush=True,
+                )
+    print("target: p95 within each level's budget plus 10% (easy: instant, 50 ms allowed)")
 
 
 # --- the gate: the new bot against the frozen baseline ------------------------------------------
@@ -173,17 +234,25 @@ def gate_teams(variant: str) -> tuple[int, ...]:
     return teams
 
 
-def gate_deal(variant: str, level: str, seed: int) -> list[Game]:
-    """Deal ``seed`` played twice: the new bot on team 0 against the baseline, then on team 1."""
+def gate_deal(
+    variant: str,
+    level: str,
+    seed: int,
+    against: str = "baseline",
+    budget_scale: float = 0.0,
+    against_budget_scale: float = 0.0,
+) -> list[Game]:
+    """Deal ``seed`` played twice: the new bot on team 0 against the other (the baseline, or
+    today's bot at level ``against``), then on team 1."""
     teams = gate_teams(variant)
     games = []
     for new_team in (0, 1):
         new: list[float] = []
         old: list[float] = []
         players: dict[int, Player] = {
-            seat: Timed(Bot(variant, seat, level), new)
+            seat: Timed(Bot(variant, seat, level, budget_scale), new)
             if team == new_team
-            else Timed(BaselineBot(variant, seat, level), old)
+            else Timed(opponent(variant, seat, level, against, against_budget_scale), old)
             for seat, team in enumerate(teams)
         }
         result = play(variant, seed, players).result
@@ -191,6 +260,12 @@ def gate_deal(variant: str, level: str, seed: int) -> list[Game]:
         ours = tuple(s for s, t in enumerate(teams) if t == new_team)
         games.append(Game(outcome(result, ours), new, old))
     return games
+
+
+def opponent(variant: str, seat: int, level: str, against: str, budget_scale: float) -> Player:
+    if against == "baseline":
+        return BaselineBot(variant, seat, level)
+    return Bot(variant, seat, against, budget_scale)
 
 
 def tally(games: list[Game]) -> tuple[int, int, int]:
@@ -223,13 +298,17 @@ def percentile(values: list[float], q: float) -> float:
 
 def gate(args: argparse.Namespace) -> None:
     gate_teams(args.variant)
+    other = f"the baseline frozen from {FROZEN_FROM}"
+    if args.against != "baseline":
+        other = f"today's bot at level {args.against}"
     deals = [args.seed + k for k in range((args.games + 1) // 2)]
     lower = math.log(args.beta / (1 - args.alpha))
     upper = math.log((1 - args.beta) / args.alpha)
     print(
-        f"gate: {args.variant} {args.level}, the new bot against the baseline frozen from "
-        f"{FROZEN_FROM}: {len(deals)} deals x 2 (teams swapped), seeds {deals[0]}-{deals[-1]}, "
-        f"{args.workers} workers; SPRT elo0={args.elo0:g} elo1={args.elo1:g} "
+        f"gate: {args.variant} {args.level}, the new bot against {other}: "
+        f"{len(deals)} deals x 2 (teams swapped), seeds {deals[0]}-{deals[-1]}, "
+        f"{args.workers} workers, budgets x{args.budget_scale:g} (new) and "
+        f"x{args.against_budget_scale:g}; SPRT elo0={args.elo0:g} elo1={args.elo1:g} "
         f"alpha={args.alpha:g} beta={args.beta:g} (LLR bounds {lower:.2f}, {upper:.2f})",
         flush=True,
     )
@@ -238,7 +317,16 @@ def gate(args: argparse.Namespace) -> None:
     started = time.perf_counter()
     with ProcessPoolExecutor(max_workers=args.workers) as pool:
         pending: set[Future[list[Game]]] = {
-            pool.submit(gate_deal, args.variant, args.level, seed) for seed in deals
+            pool.submit(
+                gate_deal,
+                args.variant,
+                args.level,
+                seed,
+                args.against,
+                args.budget_scale,
+                args.against_budget_scale,
+            )
+            for seed in deals
         }
         while pending and verdict == "undecided":
             done, pending = wait(pending, return_when=FIRST_COMPLETED)

@@ -16,7 +16,7 @@ from typing import Any, Protocol
 
 from engine.actions import Action, action_from_dict
 from engine.beliefs import Beliefs
-from engine.bot import choose_action, sure_gains
+from engine.bot import choose_action, sure_gains, thinking_deadline
 from engine.events import Event
 from engine.game import apply, new_game
 from engine.state import GameState, Phase
@@ -32,11 +32,16 @@ class Player(Protocol):
 
 
 class Bot:
-    """``engine.bot`` at a level, following its own events with ``Beliefs``."""
+    """``engine.bot`` at a level, following its own events with ``Beliefs``; with a
+    ``budget_scale`` it thinks for that share of its level's budget a move (wall-clock time, as
+    at a table), else it takes the level's fixed samples (the same game for the same seed)."""
 
-    def __init__(self, variant: str, seat: int, level: str = "normal") -> None:
+    def __init__(
+        self, variant: str, seat: int, level: str = "normal", budget_scale: float = 0.0
+    ) -> None:
         self.beliefs = Beliefs(variant, seat)
         self.level = level
+        self.budget_scale = budget_scale
         self.unread: list[Mapping[str, Any] | None] = []
 
     def observe(self, event: Mapping[str, Any] | None) -> None:
@@ -46,7 +51,10 @@ class Bot:
         self.beliefs.follow(self.unread, view)
         self.unread = []
         guesses = self.beliefs.table()
-        return choose_action(view, rng, guesses, self.level, self.beliefs.recent)
+        until = None
+        if self.budget_scale > 0:
+            until = thinking_deadline(self.level, time.time(), None, self.budget_scale)
+        return choose_action(view, rng, guesses, self.level, self.beliefs.recent, until)
 
 
 class RandomPlayer:

@@ -10,8 +10,9 @@ every piece it cannot see the set of ranks still possible, with a weight for eac
   seat's flag is shown (or raised), none of its hidden pieces is a flag;
 - stock counting: when every copy of a rank of an army is accounted for (seen alive or seen
   die), no other piece of that army can have it; repeated until nothing changes;
-- layout priors (``layout_prior``): a flag stands in an HQ, landmines in the last two rows, no
-  bomb in the front row (where the variant says so).
+- layout priors (``layout_prior``): a flag stands in an HQ (even odds for each of the two),
+  landmines in the last two rows (the HQ without the flag mostly holds one), no bomb in the
+  front row (where the variant says so).
 
 It knows nothing the seat does not: a bot built on it is fair by construction.
 """
@@ -30,6 +31,10 @@ from engine.pieces import IMMOBILE_RANKS, RAIL_FLYERS, STANDARD_ARMY, Rank
 from engine.variants import Variant, get_variant
 
 ALL_RANKS = frozenset(STANDARD_ARMY)
+# how much likelier than its share of the stock a landmine is where it may stand: in an HQ (the
+# one without the flag mostly holds one) and elsewhere in the last two rows
+HQ_MINES = 6.0
+BACK_MINES = 1.5
 
 
 @dataclass
@@ -57,7 +62,9 @@ class Guess:
 def layout_prior(variant: Variant, station: Station) -> dict[Rank, float]:
     """The ranks that may stand on ``station`` at the start (RULES.md §5, §9), weighted by
     the stock (dealt armies: any rank alike): the flag only in an HQ; in the standard armies
-    landmines only in the last two rows and no bomb in the front row unless the rules allow."""
+    landmines only in the last two rows (likelier than their share there, above all in an HQ),
+    no bomb in the front row unless the rules allow, and an HQ holds the flag as often as
+    anything else (the flag is in one of the two)."""
     standard = variant.dealing is None
     army = variant.army if standard else dict.fromkeys(STANDARD_ARMY, 1)  # in a fixed order
     weights = {}
@@ -70,6 +77,10 @@ def layout_prior(variant: Variant, station: Station) -> dict[Rank, float]:
         if standard and rank == Rank.BOMB and front:
             continue
         weights[rank] = float(count)
+    if standard and Rank.LANDMINE in weights:  # mines guard the flag: the HQs above all
+        weights[Rank.LANDMINE] *= HQ_MINES if station.kind == StationKind.HQ else BACK_MINES
+    if standard and Rank.FLAG in weights:  # the flag is in one of the two HQs: even odds here
+        weights[Rank.FLAG] = sum(w for r, w in weights.items() if r != Rank.FLAG)
     return weights
 
 

@@ -2,11 +2,11 @@
 (``engine.beliefs``), so they are fair by construction; their decisions go through the same
 actions as a human's.
 
-Before play they take sensible defaults (automatic layouts, picks, bids by hand strength). In
-play every legal move gets a quick score (progress, a lean towards fights, flag defence, no
-undoing, no needless engineer turns); the fights and the best quiet moves are then searched on
-positions guessed from the beliefs (``engine.search``). Levels differ in noise, samples, depth
-and width (``LEVEL``).
+Before play they take sensible defaults (picks, bids by hand strength) and strong layouts of
+their own (``choose_layout``). In play every legal move gets a quick score (progress, a lean
+towards fights, flag defence, no undoing, no needless engineer turns); the fights and the best
+quiet moves are then searched on positions guessed from the beliefs (``engine.search``). Levels
+differ in noise, samples, depth, width and thinking time (``LEVEL``, ``thinking_deadline``).
 """
 
 from __future__ import annotations
@@ -30,25 +30,33 @@ from engine.variants import get_variant
 @dataclass(frozen=True)
 class Level:
     """How a level thinks: ``noise`` added to every move's score; ``samples`` guessed positions
-    searched per move (0: a one-move look-ahead only), ``rounds`` of the other seats' answers in
-    each, and ``width`` quiet moves searched beside every capture."""
+    searched per move at least (0: a one-move look-ahead only), ``rounds`` of the other seats'
+    answers in each, and ``width`` quiet moves searched beside every capture; ``budget``: the
+    seconds a move may take at a table, spent on more guessed positions (``most`` at most)."""
 
     noise: float
     samples: int
     rounds: int
     width: int
+    budget: float = 0.0
+    most: int = 0
 
 
 LEVEL = {
     "easy": Level(noise=6.0, samples=0, rounds=0, width=0),
-    "normal": Level(noise=0.5, samples=8, rounds=1, width=10),
-    "hard": Level(noise=0.2, samples=16, rounds=2, width=16),
+    "normal": Level(noise=0.5, samples=8, rounds=1, width=10, budget=0.5, most=400),
+    "hard": Level(noise=0.2, samples=16, rounds=2, width=16, budget=2.5, most=1500),
 }
+CLOCK_MARGIN = 2.0  # seconds of the move clock a bot leaves unused (transport, its pause)
 LEVELS = tuple(LEVEL)
 AGGRESSION = 0.8  # a fight's worth beyond its expected gain
 PROGRESS = 0.35  # the worth of a step closer to an enemy HQ
 REPEAT = 0.6  # the cost of undoing one's last move
 CONCEAL = 0.5  # the cost of showing an engineer by a turn on the rail
+HUNT = 0.6  # 翻棋: the worth of a step towards an enemy piece in sight that one beats
+EXPOSED_TO = 0.5  # 翻棋: the share of a piece's value at stake beside one in sight that beats it
+LAYOUT_DRAFTS = 24  # automatic layouts a bot draws before play...
+LAYOUT_PICK = 6  # ...and how many of the strongest it chooses from at random
 GUARD = 10.0  # the worth of hitting an enemy next to one's flag: it may take the flag next
 URGENCY = 10.0  # the extra lean towards fights as quiet moves near the draw limit, when ahead
 
@@ -59,10 +67,13 @@ def choose_action(
     guesses: Mapping[str, Mapping[str, float]] | None = None,
     level: str = "normal",
     recent: Sequence[tuple[str, str]] = (),
+    until: float | None = None,
 ) -> dict[str, Any] | None:
     """The action (in its JSON form, without seat and time) this seat takes now, or None when
     it has nothing to decide. ``guesses`` are the beliefs about hidden enemy pieces (station ->
-    {rank: probability}); ``recent`` the seat's own last moves."""
+    {rank: probability}); ``recent`` the seat's own last moves; ``until`` the ``time.time()``
+    instant by which to decide (``thinking_deadline``; None: the level's fixed samples only,
+    the same decision for the same seed)."""
     seat = view["viewer"]
     phase = view["phase"]
     deal = view.get("deal") or {}
@@ -79,16 +90,7 @@ def choose_action(
             hand = [
                 (Rank(p["rank"]), None if p["army"] == seat else p["army"]) for p in deal["hand"]
             ]
-        layout = auto_layout(
-            view["variant"],
-            seat,
-            rng.randrange(10**9),
-            hand=hand,
-            banker=deal.get("banker") == seat,
-        )
-        layout = mine_in_the_other_hq(
-            view["variant"], seat, layout, hand, deal.get("banker") == seat
-        )
+        layout = choose_layout(view["variant"], seat, rng, hand, deal.get("banker") == seat)
         return {"type": "place_layout", "layout": layout, "confirm": True}
     if phase != "playing":
         return None
@@ -113,7 +115,7 @@ def choose_action(
         # 翻棋: with nothing to win by a move, turn a piece up (a flip also resets the draw count)
         return {"type": "flip", "station": rng.choice(flips)}
     if view.get("legal_moves"):
-        origin, target = choose_move(view, rng, guesses or {}, level, recent)
+        origin, target = choose_move(view, rng, guesses or {}, level, recent, until)
         return {"type": "move", "origin": origin, "target": target}
     return None
 
@@ -129,6 +131,53 @@ def sure_gains(view: dict[str, Any]) -> dict[tuple[str, str], float]:
             rank = pieces[origin].get("rank")
             gains[origin, target] = 0.0 if seen is None else attack_value(rank, seen, None)
     return gains
+
+
+def choose_layout(
+    variant: str,
+    seat: int,
+    rng: random.Random,
+    hand: Sequence[tuple[Rank, int | None]] | None = None,
+    banker: bool = False,
+) -> dict[str, str]:
+    """A strong layout that does not give itself away: of ``LAYOUT_DRAFTS`` automatic layouts
+    (each with a landmine in the HQ without the flag), one of the best ``LAYOUT_PICK`` by
+    ``layout_strength``, at random."""
+    drafts = []
+    for _ in range(LAYOUT_DRAFTS):
+        layout = auto_layout(variant, seat, rng.randrange(10**9), hand=hand, banker=banker)
+        drafts.append(mine_in_the_other_hq(variant, seat, layout, hand, banker))
+    board = get_board(get_variant(variant).board_key)
+    drafts.sort(key=lambda d: layout_strength(board, d), reverse=True)
+    return rng.choice(drafts[:LAYOUT_PICK])
+
+
+def layout_strength(board: Board, layout: Mapping[str, str]) -> float:
+    """How well a layout keeps its flag and uses its pieces: landmines beside the flag, a
+    landmine, a bomb or a strong piece in front of it, engineers not buried in the last row
+    (they dig out landmines), the 司令 and 军长 on the rails of the first three rows (where they
+    can strike at once), bombs off the rails' far ends (in the middle rows, ready to meet the
+    enemy's 司令)."""
+    ranks = {s: split_key(k)[0] for s, k in layout.items()}
+    score = 0.0
+    for station, rank in ranks.items():
+        info = board.station(station)
+        row = info.row or 0
+        if rank == Rank.FLAG:
+            for side in board.neighbours(station):
+                guard = ranks.get(side)
+                if guard == Rank.LANDMINE:
+                    score += 2.0
+                elif guard in (Rank.BOMB, Rank.FIELD_MARSHAL, Rank.GENERAL, Rank.MAJOR_GENERAL):
+                    score += 1.0
+                elif guard in (Rank.ENGINEER, Rank.LIEUTENANT, Rank.CAPTAIN) or guard is None:
+                    score -= 1.0
+        elif rank == Rank.ENGINEER and row == 6:
+            score -= 0.5
+        striker = rank in (Rank.FIELD_MARSHAL, Rank.GENERAL) and info.rail and row <= 3
+        if striker or (rank == Rank.BOMB and 2 <= row <= 4):
+            score += 0.5
+    return score
 
 
 def mine_in_the_other_hq(
@@ -166,6 +215,7 @@ def choose_move(
     guesses: Mapping[str, Mapping[str, float]],
     level: str = "normal",
     recent: Sequence[tuple[str, str]] = (),
+    until: float | None = None,
 ) -> tuple[str, str]:
     """The best-looking legal move, with noise by level. Every move gets a quick score: progress
     towards the enemy HQs, a lean towards fights, above all (but at level easy) a hit on an enemy
@@ -181,8 +231,10 @@ def choose_move(
     board = get_board(view["board"])
     goals = enemy_flags(view, board, pieces, enemies, guesses)
     threats = set() if level == "easy" else flag_threats(board, seat, pieces, enemies)
-    rules = get_variant(view["variant"]).rules
-    hq_lock = rules.hq_lock
+    variant = get_variant(view["variant"])
+    rules = variant.rules
+    hunting = variant.dealing == "fanqi" and level != "easy"
+    hq_lock = rules.hq_lock and not hunting  # 翻棋 has no HQ lock
     lean = AGGRESSION
     if rules.no_capture_plies:  # a draw by quiet moves is near: fight, unless a draw is welcome
         alive = [s for s in view["seats"] if s["eliminated"] is None]
@@ -210,20 +262,24 @@ def choose_move(
                     distance(view["board"], origin, goals, hq_lock)
                     - distance(view["board"], target, goals, hq_lock)
                 )
+            if hunting:
+                score += hunt(board, pieces, seat, enemies, origin, target)
             if (target, origin) in recent[-2:]:
                 score -= REPEAT  # back and forth gets nowhere
             quiet_engineer = mine.get("rank") == "engineer" and other is None and level != "easy"
             if quiet_engineer and not straight(board, origin, target):
                 score -= CONCEAL  # a turn on the rail tells everyone it is an engineer
             quick[origin, target] = score
-    if settings.samples and searchable(view):
+    if settings.samples and searchable(view) and not hunting:
         # every fight, every step beside its own flag (to block), the best other quiet moves
         sides = flag_sides(board, seat, pieces)
         fought = set(fights)
         quiet = sorted((m for m in quick if m not in fought), key=quick.__getitem__)
         guards = [m for m in quiet if m[1] in sides]
         candidates = fights + guards + [m for m in quiet[-settings.width :] if m[1] not in sides]
-        gains = expected_gains(view, guesses, rng, candidates, settings.samples, settings.rounds)
+        gains = expected_gains(
+            view, guesses, rng, candidates, settings.samples, settings.rounds, until, settings.most
+        )
         return max(candidates, key=lambda m: quick[m] + gains[m])
     for origin, target in fights:
         locked = hq_lock and board.station(target).kind == "hq"
@@ -231,6 +287,36 @@ def choose_move(
             pieces[origin].get("rank"), pieces[target].get("rank"), guesses.get(target), locked
         )
     return max(quick, key=quick.__getitem__)
+
+
+def hunt(
+    board: Board,
+    pieces: Mapping[str, dict[str, Any]],
+    seat: int,
+    enemies: set[int],
+    origin: str,
+    target: str,
+) -> float:
+    """翻棋, where most ranks are in sight: the worth of ``origin``-``target`` for the hunt
+    that wins the game (taking every enemy piece that moves): ``HUNT`` for each step closer to
+    an enemy piece in sight that the mover beats; the mover's value lost (``EXPOSED_TO``
+    of it) if it ends beside an enemy piece in sight that beats it, gained if it leaves one."""
+    rank = pieces[origin].get("rank")
+    if rank is None or rank in ("landmine", "flag"):
+        return 0.0
+    prey, threats = set(), set()
+    for station, p in pieces.items():
+        theirs = p.get("rank")
+        if p.get("seat") not in enemies or theirs is None or station == target:
+            continue
+        if combat(rank, theirs) == "attacker":
+            prey.add(station)
+        if theirs not in ("landmine", "flag") and combat(theirs, rank) == "attacker":
+            threats.add(station)
+    goals = frozenset(prey)
+    score = HUNT * (distance(board.key, origin, goals) - distance(board.key, target, goals))
+    danger = [bool(threats & set(board.neighbours(s))) for s in (origin, target)]
+    return score + EXPOSED_TO * VALUE[rank] * (danger[0] - danger[1])
 
 
 def attack_value(
@@ -360,12 +446,22 @@ def _distances(board_key: str, hq_lock: bool) -> dict[str, dict[str, int]]:
     return out
 
 
+def thinking_deadline(
+    level: str, now: float, clock_deadline: float | None, scale: float = 1.0
+) -> float:
+    """Until when a bot of ``level`` may think on a move asked for at ``now``: its budget (times
+    ``scale``), but never past the move clock (``clock_deadline``, less ``CLOCK_MARGIN``)."""
+    until = now + LEVEL.get(level, LEVEL["normal"]).budget * scale
+    return until if clock_deadline is None else max(now, min(until, clock_deadline - CLOCK_MARGIN))
+
+
 def decide(
     view: dict[str, Any],
     seed: int,
     guesses: Mapping[str, Mapping[str, float]] | None = None,
     level: str = "normal",
     recent: Sequence[tuple[str, str]] = (),
+    until: float | None = None,
 ) -> dict[str, Any] | None:
     """``choose_action`` for a worker process: a picklable entry point with its own seed."""
-    return choose_action(view, random.Random(seed), guesses, level, recent)
+    return choose_action(view, random.Random(seed), guesses, level, recent, until)

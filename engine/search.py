@@ -1,23 +1,29 @@
-"""Determinized search for bots: guess the hidden ranks, look a round ahead, average.
+"""Determinized search for bots: guess the hidden armies, look a round ahead, average.
 
-A bot cannot see enemy ranks, so it draws ``samples`` full positions from its beliefs
-(``sample_ranks``: every hidden piece gets a rank by its probability, an army's stock of each rank
-respected), plays each candidate move on each of them, lets the other seats answer with their best
-capture (``rounds`` times round the table), and scores the result by material. A candidate's worth
-is the mean over the samples minus ``RISK`` times their spread: a move that is fine on average but
-ruinous on some guesses (walking the 司令 next to a piece that may be a bomb) is marked down.
+A bot cannot see enemy ranks, so it draws full positions from its beliefs (``sample_ranks``:
+each army's unseen flag first, on one of its hidden pieces that may be it, then every hidden
+piece a rank by its probability, an army's stock of each rank respected), plays each candidate
+move on each of them, lets the other seats answer with their best capture (``rounds`` times round
+the table), and scores the result by material. A candidate's worth is the mean over the samples
+minus ``RISK`` times their spread: a move that is fine on average but ruinous on some guesses
+(walking the 司令 next to a piece that may be a bomb) is marked down. It is an anytime search:
+``samples`` positions at least, then more while its time lasts (``until``).
 
 The answering seats see the sampled ranks, which real players do not; so an enemy's answer counts
 only ``ENEMY_SIGHT`` of its effect. An enemy with no capture worth more steps next to a flag of
-ours when it can, and every enemy standing next to our flag afterwards costs ``EXPOSED``: that is
-how a bot sees a threat two moves away and blocks it or strikes first. A seat whose last pieces
-that can move are lost is skipped out of the game, so those last pieces cost ``STRANDED`` more.
+ours when it can. Then the threats to the flags count: every enemy piece next to our flag costs
+``EXPOSED``, one a move from there ``REACH``, one two steps from there ``CLOSE`` (that is how a
+bot sees a threat moves away and blocks it or strikes first); our own pieces next to an enemy
+flag, or a move from there, are worth a share of that (``PRESS``, ``PRESS_FAR``): attack counts
+less than defence, as the enemy may get to our flag first. A seat whose last pieces that can
+move are lost is skipped out of the game, so those last pieces cost ``STRANDED`` more.
 """
 
 from __future__ import annotations
 
 import math
 import random
+import time
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -52,6 +58,10 @@ RISK = 0.3  # cost of one standard deviation of a move's worth over the samples
 ENEMY_SIGHT = 0.6  # how much of an enemy's best (sampled, all-seeing) answer to expect
 LATER = 0.8  # how much of our side's later answers to count: a gain now beats one later
 EXPOSED = 12.0  # cost of an enemy piece standing next to one of our flags
+REACH = 6.0  # cost of an enemy piece one move from standing next to one of our flags
+CLOSE = 2.5  # cost of an enemy piece two steps or less from there
+PRESS = 0.5  # the worth of our pieces next to an enemy flag, as a share of EXPOSED...
+PRESS_FAR = 0.5  # ...and of those a move from there, as a further share of REACH
 LOCKED = 0.5  # the share of a piece's value lost by entering an HQ: it never moves again
 STRANDED = 4.0  # cost of each piece short of three that can still move, per seat of our team
 
@@ -71,8 +81,9 @@ def sample_ranks(
 ) -> dict[str, tuple[int, str]]:
     """Every piece of the view with a rank: shown ranks as they are, hidden ones drawn from
     ``guesses`` (station -> {rank: probability}; without one, what the layout rules allow
-    there); in the standard armies no seat gets more copies of a rank than its army has, and
-    no seat whose flag is shown gets another. The most constrained pieces are drawn first."""
+    there); in the standard armies no seat gets more copies of a rank than its army has, each
+    army whose flag is unseen gets it on one of its hidden pieces (drawn first), and no seat
+    whose flag is shown gets another. Then the most constrained pieces are drawn first."""
     variant = get_variant(view["variant"])
     board = get_board(view["board"])
     stock = variant.army if variant.dealing is None else None
@@ -94,6 +105,8 @@ def sample_ranks(
             if seat in flagged:  # its flags are all shown: the rest are other ranks
                 chances = {r: w for r, w in chances.items() if r != Rank.FLAG} or chances
             hidden.append((seat, station, chances))
+    if stock is not None:  # each army's flag first: it is on exactly one of its hidden pieces
+        hidden = _place_flags(hidden, left, pieces, rng)
     hidden.sort(key=lambda h: len(h[2]))
     for seat, station, chances in hidden:
         ranks = list(chances)
@@ -107,6 +120,32 @@ def sample_ranks(
     return pieces
 
 
+def _place_flags(
+    hidden: list[tuple[int, str, Mapping[str, float]]],
+    left: Mapping[int, Counter[str]],
+    pieces: dict[str, tuple[int, str]],
+    rng: random.Random,
+) -> list[tuple[int, str, Mapping[str, float]]]:
+    """Give every army whose flag is still unseen its flag on one of its hidden pieces (chosen
+    by how likely each is to be it), into ``pieces``; the other hidden pieces, which are then
+    no flag, are returned."""
+    rest = []
+    for seat in sorted({h[0] for h in hidden}):
+        mine = [h for h in hidden if h[0] == seat]
+        options = [h for h in mine if h[2].get(Rank.FLAG, 0.0) > 0]
+        if left[seat][Rank.FLAG] <= 0 or not options:
+            rest += mine
+            continue
+        flag = rng.choices(options, [h[2][Rank.FLAG] for h in options])[0]
+        pieces[flag[1]] = (seat, Rank.FLAG.value)
+        left[seat][Rank.FLAG] -= 1
+        for h in mine:
+            if h is not flag:
+                others = {r: w for r, w in h[2].items() if r != Rank.FLAG}
+                rest.append((h[0], h[1], others or h[2]))
+    return rest
+
+
 def _prior(variant: Variant, station: Station) -> dict[str, float]:
     return {rank.value: w for rank, w in layout_prior(variant, station).items()}
 
@@ -118,10 +157,14 @@ def expected_gains(
     candidates: Sequence[Move],
     samples: int,
     rounds: int = 1,
+    until: float | None = None,
+    most: int = 1000,
 ) -> dict[Move, float]:
     """Each candidate move's worth to the viewer's team: mean minus ``RISK`` times spread, over
     ``samples`` guessed positions, of the material change after the move and ``rounds`` rounds of
-    the other seats' best captures (see the module text)."""
+    the other seats' best captures (see the module text). With ``until`` (a ``time.time()``
+    instant) it is an anytime search: after ``samples`` it goes on drawing positions, up to
+    ``most``, while there is time, and the estimate grows sharper."""
     seat = view["viewer"]
     variant = get_variant(view["variant"])
     board = get_board(view["board"])
@@ -130,16 +173,20 @@ def expected_gains(
     order = [(seat + step * k) % len(teams) for k in range(1, len(teams) * rounds)]
 
     worths: dict[Move, list[float]] = {m: [] for m in candidates}
-    for _ in range(samples):
+    drawn = 0
+    while drawn < samples or (until is not None and drawn < most and time.time() < until):
+        drawn += 1
         position = Position.from_pieces(board, sample_ranks(view, guesses, rng))
         game = _Sample(position, variant.rules, teams, teams[seat])
-        before = game.danger(position)
+        before = game.danger(position) - PRESS * game.pressure(position)
         for move in candidates:
             after, worth = game.play(position, seat, move)
             for other in order:
                 after, gain = game.answer(after, other)
                 worth += gain * (ENEMY_SIGHT if teams[other] != teams[seat] else LATER)
-            worths[move].append(worth - (game.danger(after) - before))
+            worths[move].append(
+                worth - (game.danger(after) - PRESS * game.pressure(after) - before)
+            )
     return {m: _mean(w) - RISK * _spread(w) for m, w in worths.items()}
 
 
@@ -158,7 +205,20 @@ class _Sample:
             if piece is not None and piece.rank == Rank.FLAG:
                 sides[teams[piece.seat]] |= self.tables.step[i]
         self.our_flag_sides = sides[team]
+        self.our_flag_zone = self._around(self._around(sides[team])) & ~sides[team]
         self.enemy_flag_sides = {t: sum(m for u, m in sides.items() if u != t) for t in sides}
+
+    def _around(self, mask: int) -> int:
+        """``mask`` and the stations a step from it (no way leads on through an HQ, where a
+        piece would stay)."""
+        out = mask
+        if self.rules.hq_lock:
+            mask &= ~self.tables.hqs
+        while mask:
+            bit = mask & -mask
+            mask ^= bit
+            out |= self.tables.step[bit.bit_length() - 1]
+        return out
 
     def play(self, position: Position, seat: int, move: Move) -> tuple[Position, float]:
         """``position`` after ``seat`` plays ``move`` (a seat whose last flag falls is taken off
@@ -234,6 +294,11 @@ class _Sample:
             return -VALUE[attacker.rank]
         return theirs - VALUE[attacker.rank]
 
+    def _beats(self, attacker: Piece, defender: Piece, target: int) -> bool:
+        in_hq = bool(self.tables.hqs >> target & 1)
+        outcome = self.rules.fight(attacker.rank, defender.rank, defender_in_hq=in_hq)
+        return outcome == Outcome.ATTACKER
+
     def _worth(self, piece: Piece, index: int) -> float:
         """A piece's value; in an HQ (but the flag) it can never move nor guard a way again,
         so it is worth only what a winner stuck there keeps: ``1 - LOCKED`` of it."""
@@ -241,18 +306,63 @@ class _Sample:
         return VALUE[piece.rank] * (1 - LOCKED if stuck else 1.0)
 
     def danger(self, position: Position) -> float:
-        """``EXPOSED`` for each enemy piece next to our flags, ``STRANDED`` for each piece short
-        of three that a seat of ours can still move (with none, it is skipped out of the game)."""
+        """The threat to our flags: ``EXPOSED`` for each enemy piece next to them, ``REACH`` for
+        each one a move from that, ``CLOSE`` for each two steps or less from there (``near``);
+        and ``STRANDED`` for each piece short of three that a seat of ours can still move (with
+        none, it is skipped out of the game)."""
         masks = position.seat_masks
-        enemies = sum(m for s, m in enumerate(masks) if self.teams[s] != self.team)
-        near = (self.our_flag_sides & enemies & position.mobile).bit_count()
         free = position.mobile & ~self.tables.hqs if self.rules.hq_lock else position.mobile
         short = sum(
             max(0, 3 - (m & free).bit_count())
             for s, m in enumerate(masks)
             if m and self.teams[s] == self.team
         )
-        return EXPOSED * near + STRANDED * short
+        enemies = sum(m for s, m in enumerate(masks) if self.teams[s] != self.team)
+        next_to, reaching = self.near(position, self.our_flag_sides, enemies)
+        close_by = (self.our_flag_zone & self._movers(position, enemies)).bit_count()
+        return EXPOSED * next_to + REACH * reaching + CLOSE * close_by + STRANDED * short
+
+    def pressure(self, position: Position) -> float:
+        """Our threat to the enemies' flags: ``EXPOSED`` for each of our pieces next to one,
+        ``PRESS_FAR`` of ``REACH`` for each a move from that."""
+        ours = sum(m for s, m in enumerate(position.seat_masks) if self.teams[s] == self.team)
+        next_to, reaching = self.near(position, self.enemy_flag_sides[self.team], ours)
+        return EXPOSED * next_to + PRESS_FAR * REACH * reaching
+
+    def near(self, position: Position, sides: int, attackers: int) -> tuple[int, int]:
+        """Of the pieces on ``attackers`` that can still move: how many stand on ``sides``
+        (the stations next to some flags), and how many others can get there in one move
+        (onto an empty station, or by beating the piece there)."""
+        movers = self._movers(position, attackers)
+        if not sides or not movers:
+            return 0, 0
+        seats = [s for s, m in enumerate(position.seat_masks) if m & movers]
+        return (sides & movers).bit_count(), sum(self._reaching(position, s, sides) for s in seats)
+
+    def _movers(self, position: Position, pieces: int) -> int:
+        """The pieces on ``pieces`` that can still move (one in an HQ never will)."""
+        movers = pieces & position.mobile
+        return movers & ~self.tables.hqs if self.rules.hq_lock else movers
+
+    def _reaching(self, position: Position, seat: int, sides: int) -> int:
+        """How many of ``seat``'s pieces not yet on ``sides`` can get there in one move."""
+        cells = position.cells
+        count = 0
+        for origin, mask in legal_moves(position, seat, self.teams, self.rules.hq_lock).items():
+            if sides >> origin & 1 or not mask & sides:
+                continue
+            attacker = cells[origin]
+            assert attacker is not None
+            landing = mask & sides
+            while landing:
+                bit = landing & -landing
+                landing ^= bit
+                target = bit.bit_length() - 1
+                held = cells[target]
+                if held is None or self._beats(attacker, held, target):
+                    count += 1
+                    break
+        return count
 
 
 def _mean(values: list[float]) -> float:

@@ -70,7 +70,7 @@ def create_app(settings: Settings | None = None, tune_gc: bool = False) -> FastA
         rooms = await lobby.load_rooms(db.sessions, settings.rooms)
         # bots think in worker processes, never on the event loop
         workers = ProcessPoolExecutor(settings.bot_workers, mp_context=get_context("spawn"))
-        think = thinker(workers, settings.bot_pause_seconds)
+        think = thinker(workers, settings.bot_pause_seconds, settings.bot_budget_scale)
         metrics = app.state.metrics = observability.Metrics()
         policy = TablePolicy(
             settings.idle_table_seconds, settings.seat_grace_seconds, settings.tables_per_creator

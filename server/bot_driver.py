@@ -3,9 +3,10 @@ bot seat believes of the pieces it cannot see.
 
 A bot plays a bot's seat and, with 托管 (a stand-in), the seat of a player who asked for it or
 is away (``server.tables`` says which seats). After every update the table wakes the bot of
-each such seat (``BotDriver.wake``): it decides in a worker process and after a pause, so that
-people can follow (``thinker``), and hands its action back to the table, which refuses it if
-the game moved on meanwhile. Each bot seat keeps its beliefs (``engine.beliefs``) from the
+each such seat (``BotDriver.wake``): it decides in a worker process, within its level's thinking
+budget and the move clock (``engine.bot.thinking_deadline``), answers no sooner than a pause so
+that people can follow (``thinker``), and hands its action back to the table, which refuses it
+if the game moved on meanwhile. Each bot seat keeps its beliefs (``engine.beliefs``) from the
 events as that seat saw them.
 """
 
@@ -14,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import secrets
+import time
 from collections.abc import Awaitable, Callable, Iterable
 from concurrent.futures import Executor
 from typing import Any
@@ -21,7 +23,7 @@ from typing import Any
 import engine
 from engine import Event, GameState
 from engine.beliefs import Beliefs
-from engine.bot import decide
+from engine.bot import decide, thinking_deadline
 from server.errors import TableError
 
 # a bot's decision: (its seat's view, a seed, its guesses, its level, its recent moves)
@@ -32,9 +34,10 @@ Think = Callable[
 Play = Callable[[int, int, dict[str, Any]], Awaitable[None]]  # (seat, table version, action)
 
 
-def thinker(workers: Executor, pause_seconds: float) -> Think:
-    """Bots that think in ``workers`` (processes: never on the event loop) and answer after
-    ``pause_seconds`` more."""
+def thinker(workers: Executor, pause_seconds: float, budget_scale: float = 1.0) -> Think:
+    """Bots that think in ``workers`` (processes: never on the event loop) for their level's
+    budget times ``budget_scale`` (0: the level's fixed samples only), within the move clock,
+    and answer no sooner than ``pause_seconds`` after they were asked."""
 
     async def think(
         view: dict[str, Any],
@@ -44,8 +47,15 @@ def thinker(workers: Executor, pause_seconds: float) -> Think:
         recent: list[tuple[str, str]],
     ) -> dict[str, Any] | None:
         loop = asyncio.get_running_loop()
-        action = await loop.run_in_executor(workers, decide, view, seed, guesses, level, recent)
-        await asyncio.sleep(pause_seconds)  # so that people can follow
+        asked = time.monotonic()
+        until = None  # taken now: time spent waiting for a free worker counts
+        if budget_scale > 0:
+            until = thinking_deadline(level, time.time(), view.get("deadline"), budget_scale)
+        action = await loop.run_in_executor(
+            workers, decide, view, seed, guesses, level, recent, until
+        )
+        # so that people can follow
+        await asyncio.sleep(max(0.0, pause_seconds - (time.monotonic() - asked)))
         return action
 
     return think

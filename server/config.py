@@ -108,7 +108,10 @@ class Settings(BaseSettings):
     ws_compression: bool = False  # permessage-deflate on sockets (less traffic, more memory)
     log_json: bool = True  # log lines as JSON objects (structured logs); False: uvicorn's text
     bot_workers: int = 2  # processes in which bots think
-    bot_pause_seconds: float = 0.4  # a bot waits this long before it acts
+    bot_pause_seconds: float = 0.4  # a bot answers no sooner than this after it was asked
+    # of each bot level's thinking time a move (normal 0.5 s, hard 2.5 s); 0: the levels' fixed
+    # samples only (quick and the same for the same seed: the tests)
+    bot_budget_scale: float = Field(default=1.0, ge=0.0, le=4.0)
 
     @field_validator("trusted_proxies")
     @classmethod

@@ -19,6 +19,9 @@ from tests.soak import SOAK
 # every app and server the tests start (their processes inherit it) hashes passwords at the
 # test cost: a test run makes hundreds of accounts (server/passwords.py)
 os.environ.setdefault("JUNQI_PASSWORD_COST", "test")
+# bots take their levels' fixed samples, not their thinking time (quick, reproducible); the
+# budgets have tests of their own
+os.environ.setdefault("JUNQI_BOT_BUDGET_SCALE", "0")
 
 settings.register_profile("quick", max_examples=20)
 settings.register_profile("soak", max_examples=100)  # hypothesis's own default

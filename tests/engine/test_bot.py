@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import time
 from collections import Counter
 from typing import Any
 
@@ -11,7 +12,17 @@ import pytest
 import engine
 from engine.arena import Bot, play
 from engine.beliefs import Beliefs
-from engine.bot import attack_value, choose_action, enemy_flags
+from engine.bot import (
+    CLOCK_MARGIN,
+    LEVEL,
+    attack_value,
+    choose_action,
+    choose_layout,
+    enemy_flags,
+    hunt,
+    layout_strength,
+    thinking_deadline,
+)
 from engine.search import LOCKED, VALUE
 from tests.engine.game_helpers import Pieces, act, setup
 from tests.engine.leaks import Knowledge, check_events, check_view
@@ -149,8 +160,11 @@ def test_a_bot_hits_an_enemy_next_to_its_flag(level: str) -> None:
 
 def test_a_bot_blocks_the_way_to_its_flag() -> None:
     """An enemy in a camp (where it cannot be hit) is one step from the open side of the flag:
-    the bot fills that side before the enemy gets there. (Looking two rounds ahead, the hard
-    bot may rather keep the colonel back to strike the enemy once it steps out.)"""
+    the bot fills that side before the enemy gets there, rather than race its major to the
+    enemy flag (the enemy would get to ours first). Its thinking time at a table buys it the
+    guessed positions to be sure (on its 8 fixed ones it sometimes races). (Looking two rounds
+    ahead, the hard bot may rather keep the colonel back to strike the enemy once it steps
+    out.)"""
     pieces: Pieces = {
         "0:62": (0, "flag"),
         "0:61": (0, "landmine"),
@@ -165,7 +179,8 @@ def test_a_bot_blocks_the_way_to_its_flag() -> None:
     }
     view = engine.view(setup("liangguo", pieces), 0)
     for seed in range(10):
-        action = choose_action(view, random.Random(seed), level="normal")
+        # time enough to draw the most positions: the same decision for the same seed
+        action = choose_action(view, random.Random(seed), level="normal", until=time.time() + 60)
         assert action == {"type": "move", "origin": "0:51", "target": "0:52"}
 
 
@@ -233,7 +248,11 @@ def test_a_bot_takes_a_flag_it_can_see(level: str) -> None:
 
 @pytest.mark.parametrize("level", ["normal", "hard"])
 def test_a_bot_bombs_a_known_field_marshal(level: str) -> None:
+    """The enemy flag is walled in by landmines: no race to it, the 司令 is the prize."""
     pieces: Pieces = {
+        "1:52": (1, "landmine"),
+        "1:61": (1, "landmine"),
+        "1:63": (1, "landmine"),
         "0:62": (0, "flag"),
         "0:23": (0, "major"),
         "0:25": (0, "major"),
@@ -347,3 +366,57 @@ def test_the_goals_are_where_enemy_flags_may_stand() -> None:
     assert enemy_flags(hidden, board, pieces, {1}, {}) == {"1:62", "1:64"}
     no_flag = {"1:64": {"landmine": 1.0}}  # say, a fight told
     assert enemy_flags(hidden, board, pieces, {1}, no_flag) == {"1:62"}
+
+
+# --- thinking time and layouts (issue #23) ------------------------------------------------------
+
+
+def test_a_bot_thinks_for_its_budget_but_never_past_the_move_clock() -> None:
+    assert thinking_deadline("easy", 100.0, None) == 100.0  # instant
+    assert thinking_deadline("normal", 100.0, None) == 100.0 + LEVEL["normal"].budget
+    assert thinking_deadline("hard", 100.0, None, scale=0.5) == 100.0 + LEVEL["hard"].budget / 2
+    assert thinking_deadline("hard", 100.0, 101.0 + CLOCK_MARGIN) == 101.0  # the clock first
+    assert thinking_deadline("hard", 100.0, 100.5) == 100.0  # no time left: at once
+    assert LEVEL["easy"].budget < LEVEL["normal"].budget < LEVEL["hard"].budget
+
+
+@pytest.mark.parametrize("variant", ["siguo", "liangguo", "sanguo"])
+def test_a_bots_layouts_are_legal_varied_and_guard_the_flag(variant: str) -> None:
+    """Legal; never the same twice in twenty; the flag in either HQ; and stronger, by
+    ``layout_strength``, than the automatic layouts they are chosen from on the whole."""
+    board = engine.get_board(engine.get_variant(variant).board_key)
+    chosen = [choose_layout(variant, 0, random.Random(seed)) for seed in range(20)]
+    for layout in chosen:
+        assert engine.deployment_problems(variant, 0, layout) == []
+    assert len({tuple(sorted(layout.items())) for layout in chosen}) == 20
+    flags = {s for layout in chosen for s, key in layout.items() if key.startswith("flag")}
+    assert len(flags) == 2
+    drafts = [engine.auto_layout(variant, 0, seed) for seed in range(20)]
+    strength = sum(layout_strength(board, layout) for layout in chosen)
+    assert strength > sum(layout_strength(board, layout) for layout in drafts) + 8
+
+
+def test_fanqi_bots_hunt_to_a_win_rather_than_shuffle_to_a_draw() -> None:
+    """Once the ranks are in sight, 翻棋 is won by taking every enemy piece that moves: the
+    bots chase what they beat and keep away from what beats them, so that their games end in a
+    win, seldom in the 40 quiet moves' draw (which ended 29 of 30 such games before)."""
+    reasons = Counter(
+        play("fanqi", seed, bots("fanqi", ["normal"])).result.reason.value  # type: ignore[union-attr]
+        for seed in range(10)
+    )
+    assert reasons["elimination"] >= 7, reasons
+
+
+def test_in_fanqi_a_piece_steps_towards_what_it_beats_not_beside_what_beats_it() -> None:
+    board = engine.get_board("liangguo")
+    pieces = {
+        "0:33": {"station": "0:33", "seat": 0, "rank": "colonel"},
+        "1:33": {"station": "1:33", "seat": 1, "rank": "major"},  # prey
+        "0:13": {"station": "0:13", "seat": 1, "rank": "general"},  # beats the colonel
+    }
+    towards = hunt(board, pieces, 0, {1}, "0:33", "0:32")
+    assert hunt(board, pieces, 0, {1}, "0:33", "0:34") == pytest.approx(towards)
+    assert towards == pytest.approx(0.0)  # sideways: neither closer nor beside the general
+    assert hunt(board, pieces, 0, {1}, "0:33", "0:23") < -1  # beside the general
+    pieces["0:23"] = {"station": "0:23", "seat": 0, "rank": "colonel"}
+    assert hunt(board, pieces, 0, {1}, "0:23", "0:33") > 1  # away from it

@@ -3,18 +3,25 @@
 from __future__ import annotations
 
 import random
+import time
 from collections import Counter
+from typing import Any
 
 import pytest
 
 import engine
+from engine import search
 from engine.beliefs import Beliefs
 from engine.deployment import auto_layout
 from engine.pieces import STANDARD_ARMY
 from engine.search import (
+    CLOSE,
     ENEMY_SIGHT,
     EXPOSED,
     LOCKED,
+    PRESS,
+    PRESS_FAR,
+    REACH,
     STRANDED,
     VALUE,
     expected_gains,
@@ -108,7 +115,9 @@ def test_winning_into_an_hq_that_holds_no_flag_locks_the_winner() -> None:
 
 def test_an_enemy_s_answer_into_an_hq_counts_its_winner_stuck_there() -> None:
     """The enemy general may take our captain in our HQ 0:64 (and stay there for good) or our
-    lieutenant on 0:55: it takes the lieutenant."""
+    lieutenant on 0:55: it takes the lieutenant, and from there the rail brings it onto our
+    colonel beside the flag (a move from the flag: ``REACH``). On 0:65 it was not two steps
+    from there (``CLOSE``): the way through the HQ 0:64 is none (a piece would stay there)."""
     pieces: Pieces = {
         "0:62": (0, "flag"),
         "0:61": (0, "landmine"),
@@ -123,7 +132,7 @@ def test_an_enemy_s_answer_into_an_hq_counts_its_winner_stuck_there() -> None:
     view = engine.view(setup("liangguo", pieces, information="open"), 0)
     quiet = ("0:21", "0:11")
     gains = expected_gains(view, {}, random.Random(1), [quiet], samples=2)
-    assert gains[quiet] == pytest.approx(-ENEMY_SIGHT * VALUE["lieutenant"])
+    assert gains[quiet] == pytest.approx(-ENEMY_SIGHT * VALUE["lieutenant"] - REACH)
 
 
 def test_guessed_positions_follow_the_layout_rules_without_beliefs() -> None:
@@ -164,6 +173,9 @@ def test_a_seat_whose_flag_is_shown_has_no_other_flag_in_guessed_positions() -> 
 
 
 def test_an_enemy_stepping_next_to_the_flag_is_counted() -> None:
+    """The lieutenant in the camp may step next to our flag (``REACH`` and ``CLOSE`` now):
+    blocking 0:52 with the colonel ends the reach; another move lets it step there
+    (``EXPOSED``)."""
     pieces: Pieces = {
         "0:62": (0, "flag"),
         "0:61": (0, "landmine"),
@@ -177,8 +189,8 @@ def test_an_enemy_stepping_next_to_the_flag_is_counted() -> None:
     view = engine.view(setup("liangguo", pieces, information="open"), 0)
     block, elsewhere = ("0:51", "0:52"), ("0:15", "0:14")
     gains = expected_gains(view, {}, random.Random(1), [block, elsewhere], samples=2)
-    assert gains[block] == 0.0
-    assert gains[elsewhere] == -EXPOSED
+    assert gains[block] == REACH
+    assert gains[elsewhere] == -(EXPOSED - REACH - CLOSE)
 
 
 def test_losing_the_last_pieces_that_can_move_costs_more() -> None:
@@ -194,3 +206,88 @@ def test_losing_the_last_pieces_that_can_move_costs_more() -> None:
     # the general was seat 0's only piece that can move: two short of three, then three
     expected = VALUE["captain"] - 0.6 * VALUE["general"] - STRANDED
     assert gains[("0:51", "1:15")] == pytest.approx(expected)
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_every_army_with_an_unseen_flag_gets_one_in_an_hq(seed: int) -> None:
+    """The flag is on exactly one of a seat's hidden pieces, never on a station the beliefs
+    rule out: here 1:62 cannot be it, so 1:64 always is."""
+    pieces: Pieces = {
+        "0:62": (0, "flag"),
+        "0:51": (0, "general"),
+        "1:62": (1, "landmine"),
+        "1:64": (1, "flag"),
+        "1:15": (1, "captain"),
+    }
+    view = engine.view(setup("liangguo", pieces), 0)
+    guesses = {"1:62": {"landmine": 0.5, "major": 0.5}}
+    sample = sample_ranks(view, guesses, random.Random(seed))
+    assert sample["1:64"] == (1, "flag")
+    assert [r for s, r in sample.values() if s == 1].count("flag") == 1
+
+
+def test_an_enemy_two_steps_from_our_flag_costs_close() -> None:
+    """The enemy major on 0:33 is two steps from 0:52 beside our flag (``CLOSE``); taking it
+    with our general ends that."""
+    pieces: Pieces = {
+        "0:62": (0, "flag"),
+        "0:61": (0, "landmine"),
+        "0:63": (0, "landmine"),
+        "0:52": (0, "landmine"),
+        "0:43": (0, "general"),
+        "0:33": (1, "major"),
+        "1:62": (1, "flag"),
+        **RESERVE,
+    }
+    view = engine.view(setup("liangguo", pieces, information="open"), 0)
+    take, quiet = ("0:43", "0:33"), ("0:21", "0:11")
+    gains = expected_gains(view, {}, random.Random(1), [take, quiet], samples=2)
+    assert gains[take] == pytest.approx(VALUE["major"] + CLOSE)
+    assert gains[quiet] == 0.0
+
+
+def test_a_threat_to_an_enemy_flag_is_worth_press() -> None:
+    """Our colonel steps onto 1:52, beside the enemy flag on 1:62 (guarded by landmines on
+    1:61 and 1:63, nothing of theirs can take it back): worth ``PRESS`` times ``EXPOSED``,
+    less what it was worth a move from there (``PRESS_FAR`` of ``REACH``)."""
+    pieces: Pieces = {
+        "0:62": (0, "flag"),
+        "0:61": (0, "landmine"),
+        "0:63": (0, "landmine"),
+        "0:52": (0, "landmine"),
+        "1:62": (1, "flag"),
+        "1:61": (1, "landmine"),
+        "1:63": (1, "landmine"),
+        "1:42": (0, "colonel"),  # in their camp: a step from 1:52
+        "1:15": (1, "lieutenant"),  # far away
+        **RESERVE,
+    }
+    view = engine.view(setup("liangguo", pieces, information="open"), 0)
+    step = ("1:42", "1:52")
+    gains = expected_gains(view, {}, random.Random(1), [step], samples=2)
+    assert gains[step] == pytest.approx(PRESS * (EXPOSED - PRESS_FAR * REACH))
+
+
+def test_with_time_the_search_draws_more_positions(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without a deadline exactly ``samples`` positions; with one, more while there is time
+    (an anytime search), but never more than ``most``."""
+    drawn = []
+    real = search.sample_ranks
+
+    def counting(*args: Any) -> dict[str, tuple[int, str]]:
+        drawn.append(1)
+        return real(*args)
+
+    monkeypatch.setattr(search, "sample_ranks", counting)
+    pieces: Pieces = {"0:62": (0, "flag"), "0:51": (0, "general"), "1:62": (1, "flag")}
+    pieces.update({"1:15": (1, "captain"), **RESERVE})
+    view = engine.view(setup("liangguo", pieces), 0)
+    move = [("0:51", "1:15")]
+    expected_gains(view, {}, random.Random(1), move, samples=3)
+    assert len(drawn) == 3
+    drawn.clear()
+    expected_gains(view, {}, random.Random(1), move, samples=3, until=time.time() + 60, most=50)
+    assert len(drawn) == 50
+    drawn.clear()
+    expected_gains(view, {}, random.Random(1), move, samples=3, until=time.time() - 1, most=50)
+    assert len(drawn) == 3  # out of time: the minimum still

@@ -2,13 +2,20 @@
 
 from __future__ import annotations
 
+import asyncio
 import random
+import time
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import ExitStack
 from pathlib import Path
+from typing import Any
 
+import pytest
 from fastapi.testclient import TestClient
 
 import engine
+from engine.bot import CLOCK_MARGIN, LEVEL
+from server import bot_driver
 from server.app import create_app
 from server.config import RoomConfig
 from tests.server.conftest import make_settings
@@ -188,3 +195,38 @@ def test_a_table_of_four_bots_plays_to_the_end_while_people_watch(
         assert result["reason"] in ("elimination", "no_capture", "surrender")
         assert watcher.snapshot is not None and watcher.snapshot["you"] is None  # a spectator
         assert audit(watcher.received, None) > 0  # it saw moves, and no hidden rank
+
+
+def test_bots_think_for_their_levels_budget_within_the_move_clock(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The thinker hands a worker the instant by which to decide: the level's budget times the
+    scale, never past the move clock in the view; with scale 0 none (the fixed samples); and
+    it answers no sooner than the pause after it was asked, thinking time included."""
+    asked: list[float | None] = []
+
+    def deciding(view: Any, seed: int, guesses: Any, level: str, recent: Any, until: Any) -> Any:
+        asked.append(until)
+        time.sleep(0.2)  # thinking
+        return {"type": "move"}
+
+    monkeypatch.setattr(bot_driver, "decide", deciding)
+
+    async def ask(scale: float, deadline: float | None, pause: float = 0.0) -> float:
+        with ThreadPoolExecutor(1) as workers:
+            think = bot_driver.thinker(workers, pause, scale)
+            start = time.monotonic()
+            await think({"viewer": 0, "deadline": deadline}, 1, {}, "hard", [])
+            return time.monotonic() - start
+
+    now = time.time()
+    asyncio.run(ask(1.0, None))
+    assert asked[-1] == pytest.approx(now + LEVEL["hard"].budget, abs=0.5)
+    asyncio.run(ask(0.5, None))
+    assert asked[-1] == pytest.approx(now + LEVEL["hard"].budget / 2, abs=0.5)
+    asyncio.run(ask(1.0, now + 3.0))  # a move clock of 3 s: less its margin
+    assert asked[-1] == pytest.approx(now + 3.0 - CLOCK_MARGIN, abs=0.5)
+    asyncio.run(ask(0.0, now + 30.0))
+    assert asked[-1] is None
+    assert asyncio.run(ask(0.0, None, pause=0.15)) < 0.33  # thought 0.2 s: no pause after it
+    assert asyncio.run(ask(0.0, None, pause=0.5)) >= 0.5
