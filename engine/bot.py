@@ -22,7 +22,9 @@ from engine.beliefs import flags_known, straight
 from engine.board import Board, get_board
 from engine.combat import combat
 from engine.deployment import auto_layout, deployment_problems, split_key
+from engine.movement import legal_moves
 from engine.pieces import Rank
+from engine.position import Position
 from engine.search import LOCKED, VALUE, expected_gains, searchable
 from engine.variants import get_variant
 
@@ -54,7 +56,7 @@ PROGRESS = 0.35  # the worth of a step closer to an enemy HQ
 REPEAT = 0.6  # the cost of undoing one's last move
 CONCEAL = 0.5  # the cost of showing an engineer by a turn on the rail
 HUNT = 0.6  # 翻棋: the worth of a step towards an enemy piece in sight that one beats
-EXPOSED_TO = 0.5  # 翻棋: the share of a piece's value at stake beside one in sight that beats it
+EXPOSED_TO = 0.5  # 翻棋: the share of a piece's value at stake where one that beats it strikes
 LAYOUT_DRAFTS = 24  # automatic layouts a bot draws before play...
 LAYOUT_PICK = 6  # ...and how many of the strongest it chooses from at random
 GUARD = 10.0  # the worth of hitting an enemy next to one's flag: it may take the flag next
@@ -233,8 +235,8 @@ def choose_move(
     threats = set() if level == "easy" else flag_threats(board, seat, pieces, enemies)
     variant = get_variant(view["variant"])
     rules = variant.rules
-    hunting = variant.dealing == "fanqi" and level != "easy"
-    hq_lock = rules.hq_lock and not hunting  # 翻棋 has no HQ lock
+    hunter = Hunt(view, board, enemies) if variant.dealing == "fanqi" and level != "easy" else None
+    hq_lock = rules.hq_lock
     lean = AGGRESSION
     if rules.no_capture_plies:  # a draw by quiet moves is near: fight, unless a draw is welcome
         alive = [s for s in view["seats"] if s["eliminated"] is None]
@@ -262,15 +264,15 @@ def choose_move(
                     distance(view["board"], origin, goals, hq_lock)
                     - distance(view["board"], target, goals, hq_lock)
                 )
-            if hunting:
-                score += hunt(board, pieces, seat, enemies, origin, target)
+            if hunter is not None:
+                score += hunter.worth(origin, target)
             if (target, origin) in recent[-2:]:
                 score -= REPEAT  # back and forth gets nowhere
             quiet_engineer = mine.get("rank") == "engineer" and other is None and level != "easy"
             if quiet_engineer and not straight(board, origin, target):
                 score -= CONCEAL  # a turn on the rail tells everyone it is an engineer
             quick[origin, target] = score
-    if settings.samples and searchable(view) and not hunting:
+    if settings.samples and searchable(view) and hunter is None:
         # every fight, every step beside its own flag (to block), the best other quiet moves
         sides = flag_sides(board, seat, pieces)
         fought = set(fights)
@@ -289,34 +291,65 @@ def choose_move(
     return max(quick, key=quick.__getitem__)
 
 
-def hunt(
-    board: Board,
-    pieces: Mapping[str, dict[str, Any]],
-    seat: int,
-    enemies: set[int],
-    origin: str,
-    target: str,
-) -> float:
-    """翻棋, where most ranks are in sight: the worth of ``origin``-``target`` for the hunt
-    that wins the game (taking every enemy piece that moves): ``HUNT`` for each step closer to
-    an enemy piece in sight that the mover beats; the mover's value lost (``EXPOSED_TO``
-    of it) if it ends beside an enemy piece in sight that beats it, gained if it leaves one."""
-    rank = pieces[origin].get("rank")
-    if rank is None or rank in ("landmine", "flag"):
-        return 0.0
-    prey, threats = set(), set()
-    for station, p in pieces.items():
-        theirs = p.get("rank")
-        if p.get("seat") not in enemies or theirs is None or station == target:
-            continue
-        if combat(rank, theirs) == "attacker":
-            prey.add(station)
-        if theirs not in ("landmine", "flag") and combat(theirs, rank) == "attacker":
-            threats.add(station)
-    goals = frozenset(prey)
-    score = HUNT * (distance(board.key, origin, goals) - distance(board.key, target, goals))
-    danger = [bool(threats & set(board.neighbours(s))) for s in (origin, target)]
-    return score + EXPOSED_TO * VALUE[rank] * (danger[0] - danger[1])
+class Hunt:
+    """翻棋, where most ranks are in sight and the game is won by taking every enemy piece that
+    moves: what a move is worth to the hunt (``worth``). Face-down pieces neither move nor can
+    be attacked; every face-up piece's rank and owner is known."""
+
+    def __init__(self, view: Mapping[str, Any], board: Board, enemies: set[int]) -> None:
+        self.board, self.enemies = board, enemies
+        self.seat = view["viewer"]
+        self.teams = tuple(s["team"] for s in view["seats"])
+        cells: dict[str, tuple[int, str]] = {}
+        self.frozen = 0
+        for p in view["pieces"]:
+            if p.get("face_down") or p.get("rank") is None or p.get("seat") is None:
+                # a stand-in that takes no part: it neither moves nor can be struck
+                self.frozen |= 1 << board.station(p["station"]).index
+                cells[p["station"]] = (self.seat, Rank.LANDMINE.value)
+            else:
+                cells[p["station"]] = (p["seat"], p["rank"])
+        self.position = Position.from_pieces(board, cells)
+        self.ranks = {s: r for s, (_, r) in cells.items() if not self._frozen(s)}
+        self.owners = {s: o for s, (o, _) in cells.items() if not self._frozen(s)}
+
+    def _frozen(self, station: str) -> bool:
+        return bool(self.frozen >> self.board.station(station).index & 1)
+
+    def worth(self, origin: str, target: str) -> float:
+        """``HUNT`` for each step closer to an enemy piece the mover beats; the mover's value
+        (``EXPOSED_TO`` of it) lost if it ends where an enemy piece that beats it can strike
+        next (along the rails too), gained if it leaves such a place."""
+        rank = self.ranks.get(origin)
+        if rank is None or rank in (Rank.LANDMINE, Rank.FLAG):
+            return 0.0
+        prey = frozenset(
+            s
+            for s, r in self.ranks.items()
+            if self.owners[s] in self.enemies and s != target and combat(rank, r) == "attacker"
+        )
+        score = HUNT * (
+            distance(self.board.key, origin, prey) - distance(self.board.key, target, prey)
+        )
+        defender = self.ranks.get(target)
+        outcome = None if defender is None else combat(rank, defender)
+        if outcome not in (None, "attacker"):
+            return score  # the mover does not stand there afterwards
+        after = self.position.with_move(origin, target, outcome)
+        exposed = self._exposed(self.position, origin, rank) - self._exposed(after, target, rank)
+        return score + EXPOSED_TO * VALUE[rank] * exposed
+
+    def _exposed(self, position: Position, station: str, rank: str) -> int:
+        """Whether an enemy piece that beats ``rank`` can strike ``station`` next."""
+        bit = 1 << self.board.station(station).index
+        for seat in self.enemies:
+            moves = legal_moves(position, seat, self.teams, False, self.frozen)
+            for origin, mask in moves.items():
+                if mask & bit:
+                    theirs = position.cells[origin]
+                    if theirs is not None and combat(theirs.rank, rank) == "attacker":
+                        return 1
+        return 0
 
 
 def attack_value(

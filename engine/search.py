@@ -295,6 +295,7 @@ class _Sample:
         return theirs - VALUE[attacker.rank]
 
     def _beats(self, attacker: Piece, defender: Piece, target: int) -> bool:
+        """Whether ``attacker`` hitting ``defender`` on ``target`` wins (and stands there)."""
         in_hq = bool(self.tables.hqs >> target & 1)
         outcome = self.rules.fight(attacker.rank, defender.rank, defender_in_hq=in_hq)
         return outcome == Outcome.ATTACKER

@@ -14,12 +14,13 @@ from engine.arena import Bot, play
 from engine.beliefs import Beliefs
 from engine.bot import (
     CLOCK_MARGIN,
+    HUNT,
     LEVEL,
+    Hunt,
     attack_value,
     choose_action,
     choose_layout,
     enemy_flags,
-    hunt,
     layout_strength,
     thinking_deadline,
 )
@@ -407,16 +408,24 @@ def test_fanqi_bots_hunt_to_a_win_rather_than_shuffle_to_a_draw() -> None:
     assert reasons["elimination"] >= 7, reasons
 
 
-def test_in_fanqi_a_piece_steps_towards_what_it_beats_not_beside_what_beats_it() -> None:
+def test_in_fanqi_a_piece_steps_towards_what_it_beats_not_where_what_beats_it_strikes() -> None:
     board = engine.get_board("liangguo")
+
+    def hunt(pieces: dict[str, tuple[int, str]], origin: str, target: str) -> float:
+        listed = [{"station": s, "seat": seat, "rank": r} for s, (seat, r) in pieces.items()]
+        listed.append({"station": "1:65", "face_down": True})  # takes no part
+        view = {"viewer": 0, "seats": [{"team": 0}, {"team": 1}], "pieces": listed}
+        return Hunt(view, board, {1}).worth(origin, target)
+
     pieces = {
-        "0:33": {"station": "0:33", "seat": 0, "rank": "colonel"},
-        "1:33": {"station": "1:33", "seat": 1, "rank": "major"},  # prey
-        "0:13": {"station": "0:13", "seat": 1, "rank": "general"},  # beats the colonel
+        "0:33": (0, "colonel"),
+        "1:33": (1, "major"),  # prey
+        "0:13": (1, "general"),  # beats the colonel, from its front row
     }
-    towards = hunt(board, pieces, 0, {1}, "0:33", "0:32")
-    assert hunt(board, pieces, 0, {1}, "0:33", "0:34") == pytest.approx(towards)
-    assert towards == pytest.approx(0.0)  # sideways: neither closer nor beside the general
-    assert hunt(board, pieces, 0, {1}, "0:33", "0:23") < -1  # beside the general
-    pieces["0:23"] = {"station": "0:23", "seat": 0, "rank": "colonel"}
-    assert hunt(board, pieces, 0, {1}, "0:23", "0:33") > 1  # away from it
+    assert hunt(pieces, "0:33", "0:32") == pytest.approx(0.0)  # sideways: no closer, not struck
+    assert hunt(pieces, "0:33", "0:23") < -1  # next to the general
+    assert hunt(pieces, "0:33", "0:43") == pytest.approx(-HUNT)  # away from the prey
+    beside = {**pieces, "0:23": (0, "colonel")}
+    del beside["0:33"]
+    assert hunt(beside, "0:23", "0:33") > 1  # away from the general
+    assert hunt({**pieces, "0:11": (1, "general")}, "0:33", "0:31") < -1  # down its rail
