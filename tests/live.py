@@ -16,6 +16,8 @@ from typing import Any
 
 import httpx
 
+from tests.server.databases import migrated_sqlite
+
 REPO = Path(__file__).resolve().parent.parent
 
 
@@ -109,6 +111,7 @@ def live_server(
     tmp_path: Path, rooms: list[dict[str, Any]], settings: dict[str, str] | None = None
 ) -> Iterator[str]:
     """A server on a fresh SQLite file and ``rooms`` (``start_server``); yields its base URL."""
+    migrated_sqlite(f"sqlite+aiosqlite:///{tmp_path / 'live.db'}")  # its schema made already
     port = free_port()
     process = start_server(tmp_path, rooms, port, settings)
     try:

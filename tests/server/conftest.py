@@ -14,7 +14,7 @@ from fastapi.testclient import TestClient
 
 from server.app import create_app
 from server.config import RoomConfig, Settings
-from tests.server.databases import database
+from tests.server.databases import database, migrated_sqlite
 
 FAST_ROOMS = [
     RoomConfig(
@@ -62,6 +62,7 @@ def make_settings(database_url: str, **changes: object) -> Settings:
     changes.setdefault("guests_per_address_per_day", 100_000)
     # every test client comes from one address: a ban would block all the others' new accounts
     changes.setdefault("block_banned_addresses", False)
+    migrated_sqlite(database_url)  # an app starts on it: a new SQLite file, copied migrated
     return Settings(database_url=database_url, rooms=FAST_ROOMS, **changes)  # type: ignore[arg-type]
 
 
