@@ -4,9 +4,10 @@ actions as a human's.
 
 Before play they take sensible defaults (picks, bids by hand strength) and strong layouts of
 their own (``choose_layout``). In play every legal move gets a quick score (progress, a lean
-towards fights, flag defence, no undoing, no needless engineer turns); the fights and the best
-quiet moves are then searched on positions guessed from the beliefs (``engine.search``). Levels
-differ in noise, samples, depth, width and thinking time (``LEVEL``, ``thinking_deadline``).
+towards fights, flag defence, no undoing, no needless engineer turns); the fights, the steps
+back towards its flag while an enemy is near it and the best quiet moves are then searched on
+positions guessed from the beliefs (``engine.search``). Levels differ in noise, samples, depth,
+width and thinking time (``LEVEL``, ``thinking_deadline``).
 """
 
 from __future__ import annotations
@@ -59,6 +60,8 @@ HUNT = 0.6  # 翻棋: the worth of a step towards an enemy piece in sight that o
 EXPOSED_TO = 0.5  # 翻棋: the share of a piece's value at stake where one that beats it strikes
 LAYOUT_DRAFTS = 24  # automatic layouts a bot draws before play...
 LAYOUT_PICK = 6  # ...and how many of the strongest it chooses from at random
+HOME_WIDTH = 6  # steps back towards its flag searched beside the others, while a threat is near
+NEAR_FLAG = 4  # how near its flag (in steps) an enemy piece makes a threat
 GUARD = 10.0  # the worth of hitting an enemy next to one's flag: it may take the flag next
 URGENCY = 10.0  # the extra lean towards fights as quiet moves near the draw limit, when ahead
 
@@ -273,12 +276,15 @@ def choose_move(
                 score -= CONCEAL  # a turn on the rail tells everyone it is an engineer
             quick[origin, target] = score
     if settings.samples and searchable(view) and hunter is None:
-        # every fight, every step beside its own flag (to block), the best other quiet moves
+        # every fight, every step beside its own flag (to block), the best steps back towards
+        # it while an enemy is near, the best other quiet moves
         sides = flag_sides(board, seat, pieces)
         fought = set(fights)
         quiet = sorted((m for m in quick if m not in fought), key=quick.__getitem__)
         guards = [m for m in quiet if m[1] in sides]
-        candidates = fights + guards + [m for m in quiet[-settings.width :] if m[1] not in sides]
+        home = homeward(board, quiet, sides, pieces, enemies, hq_lock)
+        best = [m for m in quiet[-settings.width :] if m[1] not in sides]
+        candidates = list(dict.fromkeys(fights + guards + home[-HOME_WIDTH:] + best))
         gains = expected_gains(
             view, guesses, rng, candidates, settings.samples, settings.rounds, until, settings.most
         )
@@ -392,6 +398,35 @@ def flag_sides(board: Board, seat: int, pieces: Mapping[str, dict[str, Any]]) ->
         if p.get("seat") == seat and p.get("rank") == "flag"
         for n in board.neighbours(s)
     }
+
+
+def homeward(
+    board: Board,
+    moves: Sequence[tuple[str, str]],
+    sides: set[str],
+    pieces: Mapping[str, dict[str, Any]],
+    enemies: set[int],
+    hq_lock: bool,
+) -> list[tuple[str, str]]:
+    """Of ``moves`` (quiet ones, in order), those that bring a piece closer to the stations
+    beside its flag (``sides``) while an enemy piece stands ``NEAR_FLAG`` steps or less from
+    them: the defenders a threat calls back, which the search then weighs (a blocker on the
+    way, a piece that can strike the attacker)."""
+    goal = frozenset(sides)
+    if not goal:
+        return []
+    near = any(
+        p.get("seat") in enemies and distance(board.key, s, goal, hq_lock) <= NEAR_FLAG
+        for s, p in pieces.items()
+    )
+    if not near:
+        return []
+    return [
+        (o, t)
+        for o, t in moves
+        if t not in sides
+        and distance(board.key, t, goal, hq_lock) < distance(board.key, o, goal, hq_lock)
+    ]
 
 
 def flag_threats(

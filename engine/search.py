@@ -16,7 +16,8 @@ ours when it can. Then the threats to the flags count: every enemy piece next to
 bot sees a threat moves away and blocks it or strikes first); our own pieces next to an enemy
 flag, or a move from there, are worth a share of that (``PRESS``, ``PRESS_FAR``): attack counts
 less than defence, as the enemy may get to our flag first. A seat whose last pieces that can
-move are lost is skipped out of the game, so those last pieces cost ``STRANDED`` more.
+move are lost is skipped out of the game, so those last pieces cost ``STRANDED`` more; a seat's
+last 司令 costs ``SHOWN`` more while its flag is hidden, as its death shows the flag.
 """
 
 from __future__ import annotations
@@ -64,6 +65,7 @@ PRESS = 0.5  # the worth of our pieces next to an enemy flag, as a share of EXPO
 PRESS_FAR = 0.5  # ...and of those a move from there, as a further share of REACH
 LOCKED = 0.5  # the share of a piece's value lost by entering an HQ: it never moves again
 STRANDED = 4.0  # cost of each piece short of three that can still move, per seat of our team
+SHOWN = 6.0  # cost of a seat's last 司令's death beyond its value while its flag is hidden
 
 
 Move = tuple[str, str]
@@ -173,11 +175,12 @@ def expected_gains(
     order = [(seat + step * k) % len(teams) for k in range(1, len(teams) * rounds)]
 
     worths: dict[Move, list[float]] = {m: [] for m in candidates}
+    shown = frozenset(flags_known(view) - {seat})  # (the view shows its own flag anyway)
     drawn = 0
     while drawn < samples or (until is not None and drawn < most and time.time() < until):
         drawn += 1
         position = Position.from_pieces(board, sample_ranks(view, guesses, rng))
-        game = _Sample(position, variant.rules, teams, teams[seat])
+        game = _Sample(position, variant.rules, teams, teams[seat], shown)
         before = game.danger(position) - PRESS * game.pressure(position)
         for move in candidates:
             after, worth = game.play(position, seat, move)
@@ -194,12 +197,20 @@ class _Sample:
     """The rules on one guessed position: fights, their worth to our team, other seats' answers.
     Flags do not move, so the stations next to them are found once."""
 
-    def __init__(self, position: Position, rules: RuleOptions, teams: tuple[int, ...], team: int):
+    def __init__(
+        self,
+        position: Position,
+        rules: RuleOptions,
+        teams: tuple[int, ...],
+        team: int,
+        shown: frozenset[int] = frozenset(),
+    ):
         self.board = position.board
         self.tables = move_tables(self.board)
         self.rules = rules
         self.teams = teams
         self.team = team
+        self.shown = shown  # the seats whose flags are shown: a 司令's death shows no more
         sides: dict[int, int] = dict.fromkeys(teams, 0)  # team -> stations next to its flags
         for i, piece in enumerate(position.cells):
             if piece is not None and piece.rank == Rank.FLAG:
@@ -236,11 +247,11 @@ class _Sample:
         after = position.with_move(origin, target, outcome)
         lost = 0.0  # by the attacker's team
         if outcome != Outcome.ATTACKER:
-            lost += VALUE[attacker.rank]
+            lost += self._loss(position, attacker, -1)
         elif self.rules.hq_lock and self.tables.hqs >> t & 1 and defender.rank != Rank.FLAG:
             lost += LOCKED * VALUE[attacker.rank]  # the winner is stuck in that HQ for good
         if outcome != Outcome.DEFENDER:
-            lost -= self._worth(defender, t)
+            lost -= self._loss(position, defender, t)
             last_flag = defender.rank == Rank.FLAG and not any(
                 p and p.seat == defender.seat and p.rank == Rank.FLAG for p in after.cells
             )
@@ -269,7 +280,7 @@ class _Sample:
                 bit = hits & -hits
                 hits ^= bit
                 target = bit.bit_length() - 1
-                gain = self._gain(attacker, cells[target], target)
+                gain = self._gain(position, attacker, cells[target], target)
                 if gain > best_gain:
                     best, best_gain = (origin, target), gain
             if stepping is None and mask & approach:
@@ -280,19 +291,20 @@ class _Sample:
         ids = self.board.stations
         return self.play(position, seat, (ids[chosen[0]], ids[chosen[1]]))
 
-    def _gain(self, attacker: Piece, defender: Piece | None, target: int) -> float:
+    def _gain(
+        self, position: Position, attacker: Piece, defender: Piece | None, target: int
+    ) -> float:
         """What hitting ``defender`` is worth to the attacker's team (as ``play`` counts it: a
         winner stuck in an HQ loses ``LOCKED`` of its value)."""
         assert defender is not None
         in_hq = bool(self.tables.hqs >> target & 1)
         outcome = self.rules.fight(attacker.rank, defender.rank, defender_in_hq=in_hq)
-        theirs = self._worth(defender, target)
+        theirs = self._loss(position, defender, target)
         if outcome == Outcome.ATTACKER:
             stuck = self.rules.hq_lock and in_hq and defender.rank != Rank.FLAG
             return theirs - (LOCKED * VALUE[attacker.rank] if stuck else 0.0)
-        if outcome == Outcome.DEFENDER:
-            return -VALUE[attacker.rank]
-        return theirs - VALUE[attacker.rank]
+        mine = self._loss(position, attacker, -1)
+        return -mine if outcome == Outcome.DEFENDER else theirs - mine
 
     def _beats(self, attacker: Piece, defender: Piece, target: int) -> bool:
         """Whether ``attacker`` hitting ``defender`` on ``target`` wins (and stands there)."""
@@ -305,6 +317,19 @@ class _Sample:
         so it is worth only what a winner stuck there keeps: ``1 - LOCKED`` of it."""
         stuck = self.rules.hq_lock and self.tables.hqs >> index & 1 and piece.rank != Rank.FLAG
         return VALUE[piece.rank] * (1 - LOCKED if stuck else 1.0)
+
+    def _loss(self, position: Position, piece: Piece, index: int) -> float:
+        """What losing ``piece`` (on ``index``; -1: not in an HQ) of ``position`` costs its
+        team: its worth, and ``SHOWN`` more for a seat's last 司令 while its flag is hidden
+        (its death shows the flag: the enemies know where to go)."""
+        shows = (
+            piece.rank == Rank.FIELD_MARSHAL
+            and self.rules.marshal_death_reveals_flag
+            and piece.seat not in self.shown
+            and position.count(piece.seat, Rank.FIELD_MARSHAL) == 1
+        )
+        worth = self._worth(piece, index) if index >= 0 else VALUE[piece.rank]
+        return worth + (SHOWN if shows else 0.0)
 
     def danger(self, position: Position) -> float:
         """The threat to our flags: ``EXPOSED`` for each enemy piece next to them, ``REACH`` for

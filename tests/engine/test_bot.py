@@ -21,6 +21,7 @@ from engine.bot import (
     choose_action,
     choose_layout,
     enemy_flags,
+    homeward,
     layout_strength,
     thinking_deadline,
 )
@@ -183,6 +184,33 @@ def test_a_bot_blocks_the_way_to_its_flag() -> None:
         # time enough to draw the most positions: the same decision for the same seed
         action = choose_action(view, random.Random(seed), level="normal", until=time.time() + 60)
         assert action == {"type": "move", "origin": "0:51", "target": "0:52"}
+
+
+@pytest.mark.parametrize("enemy", ["0:44", "1:11"])
+def test_an_enemy_near_the_flag_calls_the_defenders_back(enemy: str) -> None:
+    """With an enemy two steps from the stations beside its flag, the moves that bring a piece
+    closer to them are searched too (the colonel down the rail, not up it); with the enemy far
+    away, none are singled out."""
+    pieces: Pieces = {
+        "0:62": (0, "flag"),
+        "0:61": (0, "landmine"),
+        "0:63": (0, "landmine"),
+        "0:21": (0, "colonel"),
+        enemy: (1, "major"),
+        "1:62": (1, "flag"),
+    }
+    view = engine.view(setup("liangguo", pieces), 0)
+    board = engine.get_board("liangguo")
+    pieces_at = {p["station"]: p for p in view["pieces"]}
+    moves = [(o, t) for o, targets in view["legal_moves"].items() for t in targets]
+    quiet = [m for m in moves if m[1] not in pieces_at]
+    sides = {"0:52", "0:61", "0:63"}
+    home = homeward(board, quiet, sides, pieces_at, {1}, True)
+    if enemy == "0:44":
+        assert ("0:21", "0:51") in home and ("0:21", "0:41") in home
+        assert ("0:21", "0:11") not in home and ("0:21", "0:51") in quiet
+    else:
+        assert home == []
 
 
 @pytest.mark.parametrize("variant", ["siguo", "liangguo", "sanguo"])

@@ -22,6 +22,7 @@ from engine.search import (
     PRESS,
     PRESS_FAR,
     REACH,
+    SHOWN,
     STRANDED,
     VALUE,
     expected_gains,
@@ -94,6 +95,34 @@ def test_a_piece_that_will_be_taken_back_is_marked_down() -> None:
     gains = expected_gains(view, {}, random.Random(1), [("0:51", "1:15")], samples=4, rounds=1)
     expected = VALUE["captain"] - 0.6 * VALUE["general"]  # ENEMY_SIGHT of the answer
     assert gains[("0:51", "1:15")] == pytest.approx(expected)
+
+
+@pytest.mark.parametrize("shown", [False, True])
+def test_losing_the_last_field_marshal_costs_the_flag_it_shows(shown: bool) -> None:
+    """Our 司令 hits a bomb, our bomb their 司令: each 司令 costs its value and, while it is its
+    seat's last and the flag is hidden, ``SHOWN`` more; once the flag is shown, its value
+    only. A second 司令 of the same seat would still hide the flag (乱战's hands)."""
+    pieces: Pieces = {
+        "0:62": (0, "flag"),
+        "0:51": (0, "field_marshal"),
+        "0:53": (0, "bomb"),
+        "1:62": (1, "flag"),
+        "1:15": (1, "bomb"),
+        "1:13": (1, "field_marshal"),
+        **RESERVE,
+    }
+    view = engine.view(setup("liangguo", pieces), 0)
+    if shown:  # their flag shown (as a scout's or a 司令's death shows it): theirs shows no more
+        for p in view["pieces"]:
+            if p["station"] == "1:62":
+                p["rank"] = "flag"
+    guesses = {"1:15": {"bomb": 1.0}, "1:13": {"field_marshal": 1.0}, "1:62": {"flag": 1.0}}
+    ours, theirs = ("0:51", "1:15"), ("0:53", "1:13")
+    gains = expected_gains(view, guesses, random.Random(1), [ours, theirs], samples=2)
+    assert gains[ours] == pytest.approx(VALUE["bomb"] - VALUE["field_marshal"] - SHOWN)
+    assert SHOWN > 0
+    extra = 0.0 if shown else SHOWN
+    assert gains[theirs] == pytest.approx(VALUE["field_marshal"] + extra - VALUE["bomb"])
 
 
 def test_winning_into_an_hq_that_holds_no_flag_locks_the_winner() -> None:
