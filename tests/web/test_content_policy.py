@@ -65,11 +65,17 @@ def test_the_client_runs_under_its_content_security_policy(server: str, browser:
     page.wait_for_function(
         "(rank) => window.junqi.table.deploy.draft['0:12'] === rank", arg=draft["0:14"]
     )
-    page.wait_for_function("() => window.junqi.table.deploy.problems.length === 0")
-    # a file far larger than a layout: the server refuses it unread (413), said in words
+    # at once a file far larger than a layout: the server refuses it unread (413), said in words
+    # that stay when the dragged draft reaches the server a moment later (the page sends it by
+    # itself: no action of the player's, which would end the notice)
     big: FilePayload = {"name": "big.txt", "mimeType": "text/plain", "buffer": b"#" * (LIMIT + 1)}
     page.set_input_files("#import", files=[big])
     says(page, "#notice", "内容太大")
+    page.wait_for_function(
+        "(rank) => window.junqi.table.snapshot.game.layout?.['0:12'] === rank", arg=draft["0:14"]
+    )
+    assert "内容太大" in page.evaluate("() => document.querySelector('#notice')?.textContent ?? ''")
+    page.wait_for_function("() => window.junqi.table.deploy.problems.length === 0")
     page.click("#confirm")
     page.wait_for_function("() => window.junqi.table.snapshot.game?.phase === 'playing'")
     player = Player(page, seed=2)
@@ -80,8 +86,11 @@ def test_the_client_runs_under_its_content_security_policy(server: str, browser:
     page.wait_for_selector("#result")
     page.click("#to-replay")
     page.wait_for_selector("#replay svg.board")
-    page.click("#prev")
-    page.wait_for_function("() => window.junqi.replay.state")
+    page.click("#prev")  # a step back, drawn
+    page.wait_for_function(
+        "() => window.junqi.replay.state"
+        " && window.junqi.replay.step === window.junqi.replay.steps - 1"
+    )
     assert page.locator("#replay .piece .label").count() > 0
 
     page.goto(f"{server}/#")  # 乱战: the colour pick, then the hand and the redeal question

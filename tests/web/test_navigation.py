@@ -6,13 +6,14 @@ Chromium through Playwright, against a real server."""
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
-from playwright.sync_api import Browser, Page
+from playwright.sync_api import Browser, Page, Route
 
 import engine
 from tests.server.test_accounts_security import ACCOUNT_CODES
@@ -25,6 +26,7 @@ from tests.web.ui import (
     all_seated,
     enter_as_guest,
     needs_chromium,
+    resize,
     says,
     shot,
     state,
@@ -125,11 +127,10 @@ def test_the_result_is_in_view_and_says_how_it_was_scored(finished: dict[str, An
     inside(page, "#result")
     assert "桌上有机器人" in page.inner_text("#rated")  # unrated, and why
     assert page.locator("#result tr.outcome").count() == 2
-    page.set_viewport_size(PHONE)
-    page.wait_for_timeout(300)
+    resize(page, PHONE)
     inside(page, "#result")
     shot(page, "result-phone")
-    page.set_viewport_size(DESKTOP)
+    resize(page, DESKTOP)
 
 
 def engine_view(server: str, game: str, step: int, seat: int) -> dict[str, Any]:
@@ -219,6 +220,27 @@ def test_links_back_and_forward_and_profiles(
     page.wait_for_selector("#lobby")
     page.go_forward()
     page.wait_for_selector("#replay svg.board")
+    # a step back answered only after the player went to the lobby leaves them there, under the
+    # lobby's address (it wrote the replay's again, and could take them back to it)
+    game, steps = finished["game"], state(page, "replay.steps")
+    held: list[Route] = []
+
+    def hold(route: Route) -> None:
+        held.append(route)
+
+    page.route(re.compile(rf"/api/games/{game}/replay/{steps - 1}\?"), hold)
+    page.click("#prev")
+    for _ in range(100):  # the request reaches the route
+        if held:
+            break
+        page.wait_for_timeout(50)
+    assert held, "no step asked for"
+    page.click("#to-lobby")
+    page.wait_for_selector("#lobby")
+    held[0].continue_()
+    page.wait_for_function(f"() => window.junqi.replay.cache.has('open/{steps - 1}')")
+    assert state(page, "view") == "lobby" and page.evaluate("() => location.hash") == ""
+    page.unroute_all()
     page.evaluate(f"() => {{ location.hash = '#table/{finished['table']}'; }}")  # in this tab
     page.wait_for_selector("#table .seat-panel")
     name = finished["page"].inner_text("#who")

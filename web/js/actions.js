@@ -35,11 +35,13 @@ export function snapshotArrived(version) {
 }
 
 // A game action for the open table; ``stillValid`` says, on a newer snapshot, whether to send
-// it again after a stale_version. Resolves to true when the server took it.
-export async function act(action, stillValid = () => true) {
+// it again after a stale_version. Resolves to true when the server took it. ``background``: the
+// page sends it by itself (a deployment's draft, a moment after the last change), not the
+// player, so an error the player has not read yet stays (it would vanish at once).
+export async function act(action, stillValid = () => true, { background = false } = {}) {
   const table = store.table;
   if (!table?.snapshot) return false;
-  if (store.notice?.kind === "error") notify(null);
+  if (!background && store.notice?.kind === "error") notify(null);
   for (let attempt = 0; attempt < 2; attempt++) {
     const version = table.snapshot.version;
     try {

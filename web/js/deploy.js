@@ -49,6 +49,9 @@ async function start(tbl) {
 }
 
 function setDraft(tbl, draft) {
+  // the player moved on (a swap, a file, a layout): an old error goes now, not when the draft
+  // is sent, which would also wipe one raised meanwhile (a file refused just after a swap)
+  if (store.notice?.kind === "error") notify(null);
   tbl.deploy.draft = draft;
   tbl.selected = null;
   check(tbl);
@@ -70,7 +73,7 @@ function send(tbl) {
   clearTimeout(deploy.timer);
   deploy.timer = setTimeout(() => {
     if (!deploying(tbl) || tbl.deploy !== deploy) return;
-    act({ type: "place_layout", layout: deploy.draft, confirm: false }, () => deploying(tbl));
+    act({ type: "place_layout", layout: deploy.draft, confirm: false }, () => deploying(tbl), { background: true });
   }, 300);
 }
 

@@ -47,16 +47,25 @@ async function stateAt(r, step) {
   return r.cache.get(key);
 }
 
+// Whether the page still shows this replay. A step answered after the player went elsewhere
+// (the lobby, back) must not write the address: that would take them back to the replay (its
+// hashchange not handled yet reads the address so written) or leave the lobby under a replay's.
+function showing(r) {
+  const hash = location.hash;
+  return store.replay === r && store.view === "replay"
+    && (hash === `#replay/${r.id}` || hash.startsWith(`#replay/${r.id}/`));
+}
+
 async function go(step) {
   const r = store.replay;
   if (!r) return;
   const target = Math.max(0, Math.min(r.steps, step));
   try {
     const state = await stateAt(r, target);
-    if (store.replay !== r) return;
+    if (!store.boards.has(state.board)) store.boards.set(state.board, await store.api.call("GET", `/api/boards/${state.board}`));
+    if (!showing(r)) return;
     r.step = target;
     r.state = state;
-    if (!store.boards.has(state.board)) store.boards.set(state.board, await store.api.call("GET", `/api/boards/${state.board}`));
     history.replaceState(null, "", `#replay/${r.id}/${r.step}`); // a link to this very move
   } catch (error) { notify(errorText(error)); stop(); }
   changed();
