@@ -20,10 +20,14 @@ trap 'kill "$mypy_pid" 2>/dev/null || true; rm -f "$mypy_log"' EXIT
 # a worker per core and one more (pytest-xdist: many tests wait on servers, browsers and clocks;
 # more workers than that starve the browser tests' pages), at most 5: each has a Redis database
 # of its own (tests/live.py); a worker takes whole modules, whose servers and finished games it
-# sets up once; the 25 slowest tests printed, to keep it quick
+# sets up once, in the order of LONGEST_FIRST (tests/conftest.py: the longest first; xdist's own
+# order, the modules with the most tests first, put the longest last); the 25 slowest tests
+# printed, to keep it quick
 workers=$(( $(nproc) + 1 )); workers=$(( workers > 5 ? 5 : workers ))
 echo "== pytest"
-tests=0; .venv/bin/pytest -n "$workers" --dist loadscope --durations 25 "$@" || tests=$?
+tests=0
+.venv/bin/pytest -n "$workers" --dist loadscope --no-loadscope-reorder --durations 25 "$@" ||
+    tests=$?
 echo "== mypy"
 types=0; wait "$mypy_pid" || types=$?
 trap 'rm -f "$mypy_log"' EXIT

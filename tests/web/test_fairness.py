@@ -26,6 +26,7 @@ from tests.web.ui import (
     all_seated,
     enter_as_guest,
     needs_chromium,
+    resize,
     says,
     shot,
     state,
@@ -177,12 +178,10 @@ def fanqi(server: str, browser: Browser) -> Iterator[dict[str, Any]]:
             game=state(page, "table.snapshot.game"),
         )
         shot(page, "fair-1-table-commitment")
-        page.set_viewport_size(PHONE)
-        page.wait_for_timeout(300)
+        resize(page, PHONE)
         page.locator("#commitment").scroll_into_view_if_needed()
         shot(page, "fair-1-table-commitment-phone")
-        page.set_viewport_size(DESKTOP)
-        page.wait_for_timeout(300)
+        resize(page, DESKTOP)
 
     play(page, "fanqi", 3, look)
     yield {"page": page, "errors": errors, **seen}
@@ -211,11 +210,9 @@ def test_a_finished_game_verifies_its_deal_in_the_browser(fanqi: dict[str, Any])
     assert "发牌已验证: 与对局一致" in said["text"] and "翻开的" in said["text"]
     words_only(said["text"])
     shot(page, "fair-2-result-verified")
-    page.set_viewport_size(PHONE)
-    page.wait_for_timeout(300)
+    resize(page, PHONE)
     shot(page, "fair-2-result-verified-phone")
-    page.set_viewport_size(DESKTOP)
-    page.wait_for_timeout(300)
+    resize(page, DESKTOP)
     # the same in English
     page.click("#lang")
     said = verify(page)
@@ -266,11 +263,10 @@ def test_a_dealt_hand_is_verified_at_the_table_and_in_the_replay(
     assert int(re.findall(r"其中有你在对局中拿到的 (\d+) 副", said["text"])[0]) >= 2, said
     words_only(said["text"])
     shot(page, "fair-4-replay-verified")
-    page.set_viewport_size(PHONE)
-    page.wait_for_timeout(300)
+    resize(page, PHONE)
     page.locator("#fair").scroll_into_view_if_needed()
     shot(page, "fair-4-replay-verified-phone")
-    page.set_viewport_size(DESKTOP)
+    resize(page, DESKTOP)
     # a seed that is not the game's fails; so does a hand other than the one dealt
     seed = state(page, "replay.summary.seed")
     page.evaluate("() => { window.junqi.replay.summary.seed = 'f'.repeat(32); }")

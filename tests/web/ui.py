@@ -5,6 +5,7 @@ drawn: where the board and the seat panels are, what lies on top of what."""
 
 from __future__ import annotations
 
+import contextlib
 import random
 import time
 from collections.abc import Callable, Iterator
@@ -55,6 +56,34 @@ def state(page: Page, path: str) -> Any:
 def shot(page: Page, name: str) -> None:
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / f"{name}.png"))
+
+
+def drawn(page: Page) -> None:
+    """Wait until the page has drawn what its state holds now: it redraws in the next animation
+    frame after a change (``changed`` in store.js), so two frames on it is done."""
+    page.evaluate(
+        "() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))"
+    )
+
+
+# set before a resize: true two frames after the window's resize event, by when the page has
+# redrawn for the new size (main.js redraws on the event, in the next frame)
+RESIZE_WATCH = """() => {
+  window.resized = false;
+  addEventListener("resize", () => requestAnimationFrame(() => requestAnimationFrame(() => {
+    window.resized = true;
+  })), { once: true });
+}"""
+
+
+def resize(page: Page, size: ViewportSize) -> None:
+    """Give the window ``size`` and wait until the page has drawn itself for it (no fixed
+    pause: one long enough on a loaded machine is far too long on a quiet one)."""
+    if page.viewport_size == size:
+        return  # no resize event would come
+    page.evaluate(RESIZE_WATCH)
+    page.set_viewport_size(size)
+    page.wait_for_function("() => window.resized")
 
 
 def enter_as_guest(page: Page, base: str) -> None:
@@ -160,6 +189,18 @@ class Player:
         snap: dict[str, Any] = state(self.page, "table.snapshot")
         return snap
 
+    def wait_for_news(self, snap: dict[str, Any] | None) -> None:
+        """Wait until the table's snapshot is newer than ``snap`` (or a second has passed): the
+        page says so the moment it is, where reading the whole snapshot every 0.1 s came later
+        and cost the browser, the driver and the test a copy of it each time."""
+        version = snap["version"] if snap else None
+        with contextlib.suppress(PlaywrightTimeoutError):
+            self.page.wait_for_function(
+                "(v) => (window.junqi.table?.snapshot?.version ?? null) !== v",
+                arg=version,
+                timeout=1000,
+            )
+
     def decide(self, before: Callable[[str], None] | None = None) -> str | None:
         """Make the seat's next decision if one is due; returns the phase, or None before a
         game. ``before`` hears of each phase the first time it comes, and again (as
@@ -167,7 +208,7 @@ class Player:
         snap = self.snapshot
         game = snap and snap["game"]
         if not game:
-            time.sleep(0.1)
+            self.wait_for_news(snap)
             return None
         phase: str = game["phase"]
         me = snap["you"]
@@ -183,10 +224,10 @@ class Player:
             if name not in self.phases:
                 self.phases.append(name)
                 if before is not None:
-                    time.sleep(0.4)  # let the page draw it
+                    drawn(self.page)
                     before(name)
         if not due:
-            time.sleep(0.1)
+            self.wait_for_news(snap)
             return phase
         snap = self.snapshot
         if (
