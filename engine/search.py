@@ -247,7 +247,7 @@ class _Sample:
         after = position.with_move(origin, target, outcome)
         lost = 0.0  # by the attacker's team
         if outcome != Outcome.ATTACKER:
-            lost += self._loss(position, attacker, -1)
+            lost += self._loss(position, attacker, o)
         elif self.rules.hq_lock and self.tables.hqs >> t & 1 and defender.rank != Rank.FLAG:
             lost += LOCKED * VALUE[attacker.rank]  # the winner is stuck in that HQ for good
         if outcome != Outcome.DEFENDER:
@@ -280,7 +280,7 @@ class _Sample:
                 bit = hits & -hits
                 hits ^= bit
                 target = bit.bit_length() - 1
-                gain = self._gain(position, attacker, cells[target], target)
+                gain = self._gain(position, attacker, origin, cells[target], target)
                 if gain > best_gain:
                     best, best_gain = (origin, target), gain
             if stepping is None and mask & approach:
@@ -292,7 +292,7 @@ class _Sample:
         return self.play(position, seat, (ids[chosen[0]], ids[chosen[1]]))
 
     def _gain(
-        self, position: Position, attacker: Piece, defender: Piece | None, target: int
+        self, position: Position, attacker: Piece, origin: int, defender: Piece | None, target: int
     ) -> float:
         """What hitting ``defender`` is worth to the attacker's team (as ``play`` counts it: a
         winner stuck in an HQ loses ``LOCKED`` of its value)."""
@@ -303,7 +303,7 @@ class _Sample:
         if outcome == Outcome.ATTACKER:
             stuck = self.rules.hq_lock and in_hq and defender.rank != Rank.FLAG
             return theirs - (LOCKED * VALUE[attacker.rank] if stuck else 0.0)
-        mine = self._loss(position, attacker, -1)
+        mine = self._loss(position, attacker, origin)
         return -mine if outcome == Outcome.DEFENDER else theirs - mine
 
     def _beats(self, attacker: Piece, defender: Piece, target: int) -> bool:
@@ -319,17 +319,16 @@ class _Sample:
         return VALUE[piece.rank] * (1 - LOCKED if stuck else 1.0)
 
     def _loss(self, position: Position, piece: Piece, index: int) -> float:
-        """What losing ``piece`` (on ``index``; -1: not in an HQ) of ``position`` costs its
-        team: its worth, and ``SHOWN`` more for a seat's last 司令 while its flag is hidden
-        (its death shows the flag: the enemies know where to go)."""
+        """What losing ``piece`` (on ``index``) of ``position`` costs its team: its worth, and
+        ``SHOWN`` more for a seat's last 司令 while its flag is hidden (its death shows the
+        flag: the enemies know where to go)."""
         shows = (
             piece.rank == Rank.FIELD_MARSHAL
             and self.rules.marshal_death_reveals_flag
             and piece.seat not in self.shown
             and position.count(piece.seat, Rank.FIELD_MARSHAL) == 1
         )
-        worth = self._worth(piece, index) if index >= 0 else VALUE[piece.rank]
-        return worth + (SHOWN if shows else 0.0)
+        return self._worth(piece, index) + (SHOWN if shows else 0.0)
 
     def danger(self, position: Position) -> float:
         """The threat to our flags: ``EXPOSED`` for each enemy piece next to them, ``REACH`` for
