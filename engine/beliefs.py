@@ -92,6 +92,21 @@ def flags_known(view: Mapping[str, Any]) -> set[int]:
     return {s for s in shown | raised if s is not None}
 
 
+def own_flag_shown(view: Mapping[str, Any]) -> bool:
+    """Whether the other seats know where the viewer's flag is: it raised it, or its 司令 has
+    died where that shows the flag (RULES.md §7; the view shows the viewer its own flag either
+    way, so it is read from the 司令: every standard army has one)."""
+    if view["seats"][view["viewer"]].get("flag_raised") is not None:
+        return True
+    variant = get_variant(view["variant"])
+    if not variant.rules.marshal_death_reveals_flag or variant.dealing is not None:
+        return False
+    return not any(
+        p.get("seat") == view["viewer"] and p.get("rank") == Rank.FIELD_MARSHAL
+        for p in view["pieces"]
+    )
+
+
 def straight(board: Board, origin: str, target: str) -> bool:
     """Whether a piece could go from ``origin`` to ``target`` without turning on the rail."""
     if target in board.neighbours(origin):

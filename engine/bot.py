@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
-from engine.beliefs import flags_known, straight
+from engine.beliefs import flags_known, own_flag_shown, straight
 from engine.board import Board, get_board
 from engine.combat import combat
 from engine.deployment import auto_layout, deployment_problems, split_key
@@ -61,7 +61,8 @@ EXPOSED_TO = 0.5  # 翻棋: the share of a piece's value at stake where one that
 LAYOUT_DRAFTS = 24  # automatic layouts a bot draws before play...
 LAYOUT_PICK = 6  # ...and how many of the strongest it chooses from at random
 HOME_WIDTH = 6  # steps back towards its flag searched beside the others, while a threat is near
-NEAR_FLAG = 4  # how near its flag (in steps) an enemy piece makes a threat
+NEAR_FLAG = 4  # how near its flag (in steps) an enemy piece makes a threat...
+NEAR_SHOWN_FLAG = 6  # ...and once the enemies know where that flag is
 GUARD = 10.0  # the worth of hitting an enemy next to one's flag: it may take the flag next
 URGENCY = 10.0  # the extra lean towards fights as quiet moves near the draw limit, when ahead
 
@@ -282,7 +283,8 @@ def choose_move(
         fought = set(fights)
         quiet = sorted((m for m in quick if m not in fought), key=quick.__getitem__)
         guards = [m for m in quiet if m[1] in sides]
-        home = homeward(board, quiet, sides, pieces, enemies, hq_lock)
+        near = NEAR_SHOWN_FLAG if own_flag_shown(view) else NEAR_FLAG
+        home = homeward(board, quiet, sides, pieces, enemies, hq_lock, near)
         best = [m for m in quiet[-settings.width :] if m[1] not in sides]
         candidates = list(dict.fromkeys(fights + guards + home[-HOME_WIDTH:] + best))
         gains = expected_gains(
@@ -407,19 +409,20 @@ def homeward(
     pieces: Mapping[str, dict[str, Any]],
     enemies: set[int],
     hq_lock: bool,
+    near: int = NEAR_FLAG,
 ) -> list[tuple[str, str]]:
     """Of ``moves`` (quiet ones, in order), those that bring a piece closer to the stations
-    beside its flag (``sides``) while an enemy piece stands ``NEAR_FLAG`` steps or less from
+    beside its flag (``sides``) while an enemy piece stands ``near`` steps or less from
     them: the defenders a threat calls back, which the search then weighs (a blocker on the
     way, a piece that can strike the attacker)."""
     goal = frozenset(sides)
     if not goal:
         return []
-    near = any(
-        p.get("seat") in enemies and distance(board.key, s, goal, hq_lock) <= NEAR_FLAG
+    threat = any(
+        p.get("seat") in enemies and distance(board.key, s, goal, hq_lock) <= near
         for s, p in pieces.items()
     )
-    if not near:
+    if not threat:
         return []
     return [
         (o, t)

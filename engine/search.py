@@ -4,7 +4,8 @@ A bot cannot see enemy ranks, so it draws full positions from its beliefs (``sam
 each army's unseen flag first, on one of its hidden pieces that may be it, then every hidden
 piece a rank by its probability, an army's stock of each rank respected), plays each candidate
 move on each of them, lets the other seats answer with their best capture (``rounds`` times round
-the table), and scores the result by material. A candidate's worth is the mean over the samples
+the table; a capture the other side would take back at once, for more than it wins, is not the
+best), and scores the result by material. A candidate's worth is the mean over the samples
 minus ``RISK`` times their spread: a move that is fine on average but ruinous on some guesses
 (walking the 司令 next to a piece that may be a bomb) is marked down. It is an anytime search:
 ``samples`` positions at least, then more while its time lasts (``until``).
@@ -15,9 +16,11 @@ ours when it can. Then the threats to the flags count: every enemy piece next to
 ``EXPOSED``, one a move from there ``REACH``, one two steps from there ``CLOSE`` (that is how a
 bot sees a threat moves away and blocks it or strikes first); our own pieces next to an enemy
 flag, or a move from there, are worth a share of that (``PRESS``, ``PRESS_FAR``): attack counts
-less than defence, as the enemy may get to our flag first. A seat whose last pieces that can
-move are lost is skipped out of the game, so those last pieces cost ``STRANDED`` more; a seat's
-last 司令 costs ``SHOWN`` more while its flag is hidden, as its death shows the flag.
+less than defence, as the enemy may get to our flag first; once the enemies know where our flag
+is (our 司令 is dead, or the flag raised), the threats to it weigh ``FEAR`` times more. A seat
+whose last pieces that can move are lost is skipped out of the game, so those last pieces cost
+``STRANDED`` more; a seat's last 司令 costs ``SHOWN`` more while its flag is hidden, as its
+death shows the flag.
 """
 
 from __future__ import annotations
@@ -29,10 +32,10 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from engine.beliefs import flags_known, layout_prior
+from engine.beliefs import flags_known, layout_prior, own_flag_shown
 from engine.board import Station, get_board
 from engine.combat import Outcome
-from engine.movement import legal_moves, move_tables
+from engine.movement import fly_mask, legal_moves, move_tables, slide_mask
 from engine.pieces import Piece, Rank
 from engine.position import Position
 from engine.variants import RuleOptions, TurnDirection, Variant, get_variant
@@ -66,6 +69,7 @@ PRESS_FAR = 0.5  # ...and of those a move from there, as a further share of REAC
 LOCKED = 0.5  # the share of a piece's value lost by entering an HQ: it never moves again
 STRANDED = 4.0  # cost of each piece short of three that can still move, per seat of our team
 SHOWN = 6.0  # cost of a seat's last 司令's death beyond its value while its flag is hidden
+FEAR = 2.0  # how much more the threats to our flag weigh once the enemies know where it is
 
 
 Move = tuple[str, str]
@@ -176,11 +180,12 @@ def expected_gains(
 
     worths: dict[Move, list[float]] = {m: [] for m in candidates}
     shown = frozenset(flags_known(view) - {seat})  # (the view shows its own flag anyway)
+    fear = FEAR if own_flag_shown(view) else 1.0
     drawn = 0
     while drawn < samples or (until is not None and drawn < most and time.time() < until):
         drawn += 1
         position = Position.from_pieces(board, sample_ranks(view, guesses, rng))
-        game = _Sample(position, variant.rules, teams, teams[seat], shown)
+        game = _Sample(position, variant.rules, teams, teams[seat], shown, fear)
         before = game.danger(position) - PRESS * game.pressure(position)
         for move in candidates:
             after, worth = game.play(position, seat, move)
@@ -204,6 +209,7 @@ class _Sample:
         teams: tuple[int, ...],
         team: int,
         shown: frozenset[int] = frozenset(),
+        fear: float = 1.0,
     ):
         self.board = position.board
         self.tables = move_tables(self.board)
@@ -211,6 +217,7 @@ class _Sample:
         self.teams = teams
         self.team = team
         self.shown = shown  # the seats whose flags are shown: a 司令's death shows no more
+        self.fear = fear  # the weight of the threats to our flag
         sides: dict[int, int] = dict.fromkeys(teams, 0)  # team -> stations next to its flags
         for i, piece in enumerate(position.cells):
             if piece is not None and piece.rank == Rank.FLAG:
@@ -281,6 +288,8 @@ class _Sample:
                 hits ^= bit
                 target = bit.bit_length() - 1
                 gain = self._gain(position, attacker, origin, cells[target], target)
+                if gain > best_gain:  # worth it before the answer: is it worth it after?
+                    gain -= self._comeback(position, attacker, origin, target)
                 if gain > best_gain:
                     best, best_gain = (origin, target), gain
             if stepping is None and mask & approach:
@@ -305,6 +314,39 @@ class _Sample:
             return theirs - (LOCKED * VALUE[attacker.rank] if stuck else 0.0)
         mine = self._loss(position, attacker, origin)
         return -mine if outcome == Outcome.DEFENDER else theirs - mine
+
+    def _comeback(self, position: Position, attacker: Piece, origin: int, target: int) -> float:
+        """What the other side's best hit on ``attacker``, after it has taken the piece on
+        ``target``, is worth to them (0 when it would not win there or none can strike)."""
+        defender = position.cells[target]
+        assert defender is not None
+        if not self._beats(attacker, defender, target):
+            return 0.0
+        team = self.teams[attacker.seat]
+        theirs = sum(m for s, m in enumerate(position.seat_masks) if self.teams[s] != team)
+        occupied = position.occupied & ~(1 << origin)
+        hitters = self._hitters(position, target, theirs & ~(1 << target), occupied)
+        best = 0.0
+        cells = position.cells
+        while hitters:
+            bit = hitters & -hitters
+            hitters ^= bit
+            hitter = cells[bit.bit_length() - 1]
+            assert hitter is not None
+            best = max(best, self._gain(position, hitter, bit.bit_length() - 1, attacker, target))
+        return best
+
+    def _hitters(self, position: Position, target: int, pieces: int, occupied: int) -> int:
+        """The pieces on ``pieces`` that can move onto ``target`` when ``occupied`` is taken:
+        by a road, sliding straight along a rail or (engineers) flying over the rail network;
+        each way runs the same both ways, so it is traced from ``target``."""
+        t = self.tables
+        movers = self._movers(position, pieces)
+        reach = t.step[target]
+        if t.rail >> target & 1:
+            reach |= slide_mask(t, target, occupied) & ~position.flyers
+            reach |= fly_mask(t, target, occupied) & position.flyers
+        return reach & movers
 
     def _beats(self, attacker: Piece, defender: Piece, target: int) -> bool:
         """Whether ``attacker`` hitting ``defender`` on ``target`` wins (and stands there)."""
@@ -345,7 +387,8 @@ class _Sample:
         enemies = sum(m for s, m in enumerate(masks) if self.teams[s] != self.team)
         next_to, reaching = self.near(position, self.our_flag_sides, enemies)
         close_by = (self.our_flag_zone & self._movers(position, enemies)).bit_count()
-        return EXPOSED * next_to + REACH * reaching + CLOSE * close_by + STRANDED * short
+        threat = EXPOSED * next_to + REACH * reaching + CLOSE * close_by
+        return self.fear * threat + STRANDED * short
 
     def pressure(self, position: Position) -> float:
         """Our threat to the enemies' flags: ``EXPOSED`` for each of our pieces next to one,

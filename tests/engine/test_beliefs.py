@@ -6,7 +6,7 @@ import random
 
 import engine
 from engine import Rank
-from engine.beliefs import Beliefs
+from engine.beliefs import Beliefs, own_flag_shown
 from tests.engine.game_helpers import Pieces, act, setup
 from tests.engine.test_random_games import choose_action
 
@@ -141,3 +141,26 @@ def test_once_a_flag_is_shown_no_other_piece_of_its_seat_is_a_flag() -> None:
     assert ranks(beliefs, "1:62") == {"flag"}
     assert "flag" not in ranks(beliefs, "1:64") and "landmine" in ranks(beliefs, "1:64")
     assert "flag" in ranks(beliefs, "3:62") and "flag" in ranks(beliefs, "3:64")
+
+
+def test_a_seat_knows_its_flag_is_shown_exactly_when_the_others_see_it() -> None:
+    """Our 司令 on 0:15 trades with their bomb on 1:11: the enemy's view now shows our flag,
+    and ours says so (the view always shows us our own flag, so it is read from the 司令)."""
+    pieces: Pieces = {
+        "0:62": (0, "flag"),
+        "0:15": (0, "field_marshal"),
+        "0:21": (0, "colonel"),
+        "1:62": (1, "flag"),
+        "1:11": (1, "bomb"),
+        "1:21": (1, "colonel"),
+    }
+    state = setup("liangguo", pieces)
+
+    def enemy_sees_our_flag() -> bool:
+        return any(
+            p.get("rank") == "flag" for p in engine.view(state, 1)["pieces"] if p["seat"] == 0
+        )
+
+    assert not own_flag_shown(engine.view(state, 0)) and not enemy_sees_our_flag()
+    state, _ = act(state, engine.Move(0, "0:15", "1:11", now=1.0))
+    assert own_flag_shown(engine.view(state, 0)) and enemy_sees_our_flag()

@@ -11,15 +11,18 @@ import pytest
 
 import engine
 from engine.arena import Bot, play
-from engine.beliefs import Beliefs
+from engine.beliefs import Beliefs, own_flag_shown
 from engine.bot import (
     CLOCK_MARGIN,
     HUNT,
     LEVEL,
+    NEAR_FLAG,
+    NEAR_SHOWN_FLAG,
     Hunt,
     attack_value,
     choose_action,
     choose_layout,
+    distance,
     enemy_flags,
     homeward,
     layout_strength,
@@ -211,6 +214,31 @@ def test_an_enemy_near_the_flag_calls_the_defenders_back(enemy: str) -> None:
         assert ("0:21", "0:11") not in home and ("0:21", "0:51") in quiet
     else:
         assert home == []
+
+
+@pytest.mark.parametrize("shown", [False, True])
+def test_an_enemy_further_away_calls_the_defenders_back_to_a_shown_flag(shown: bool) -> None:
+    """An enemy six steps from the stations beside the flag is no threat while the flag is
+    hidden (``NEAR_FLAG``); once the 司令's death has shown it, it is (``NEAR_SHOWN_FLAG``)."""
+    pieces: Pieces = {
+        "0:62": (0, "flag"),
+        "0:61": (0, "landmine"),
+        "0:63": (0, "landmine"),
+        "0:21": (0, "colonel"),
+        "0:25": (0, "colonel") if shown else (0, "field_marshal"),
+        "1:12": (1, "major"),
+        "1:62": (1, "flag"),
+    }
+    view = engine.view(setup("liangguo", pieces), 0)
+    board = engine.get_board("liangguo")
+    pieces_at = {p["station"]: p for p in view["pieces"]}
+    quiet = [(o, t) for o, ts in view["legal_moves"].items() for t in ts if t not in pieces_at]
+    sides = {"0:52", "0:61", "0:63"}
+    assert distance("liangguo", "1:12", frozenset(sides), True) == NEAR_SHOWN_FLAG > NEAR_FLAG
+    assert own_flag_shown(view) == shown
+    near = NEAR_SHOWN_FLAG if shown else NEAR_FLAG
+    home = homeward(board, quiet, sides, pieces_at, {1}, True, near)
+    assert (("0:21", "0:51") in home) == shown
 
 
 @pytest.mark.parametrize("variant", ["siguo", "liangguo", "sanguo"])

@@ -18,6 +18,7 @@ from engine.search import (
     CLOSE,
     ENEMY_SIGHT,
     EXPOSED,
+    FEAR,
     LOCKED,
     PRESS,
     PRESS_FAR,
@@ -30,8 +31,9 @@ from engine.search import (
 )
 from tests.engine.game_helpers import Pieces, setup
 
-# three more pieces of seat 0 that can move, far from the action: no seat of ours is short of them
-RESERVE: Pieces = {"0:21": (0, "colonel"), "0:23": (0, "colonel"), "0:25": (0, "colonel")}
+# three more pieces of seat 0 that can move, far from the action: no seat of ours is short of
+# them, and its 司令 is alive (its death would show the flag: the threats to it would weigh FEAR)
+RESERVE: Pieces = {"0:21": (0, "colonel"), "0:23": (0, "field_marshal"), "0:25": (0, "colonel")}
 
 
 @pytest.mark.parametrize("seed", range(40))
@@ -110,6 +112,7 @@ def test_losing_the_last_field_marshal_costs_the_flag_it_shows(shown: bool) -> N
         "1:15": (1, "bomb"),
         "1:13": (1, "field_marshal"),
         **RESERVE,
+        "0:23": (0, "colonel"),  # (not the reserve's 司令: ours on 0:51 is the last)
     }
     view = engine.view(setup("liangguo", pieces), 0)
     if shown:  # their flag shown (as a scout's or a 司令's death shows it): theirs shows no more
@@ -220,6 +223,54 @@ def test_an_enemy_stepping_next_to_the_flag_is_counted() -> None:
     gains = expected_gains(view, {}, random.Random(1), [block, elsewhere], samples=2)
     assert gains[block] == REACH
     assert gains[elsewhere] == -(EXPOSED - REACH - CLOSE)
+
+
+@pytest.mark.parametrize("marshal", [True, False])
+def test_threats_to_a_shown_flag_weigh_fear_more(marshal: bool) -> None:
+    """The same threat as above; once our 司令 is dead (or the flag raised), the enemies know
+    where our flag is, and every threat to it weighs ``FEAR`` times more."""
+    pieces: Pieces = {
+        "0:62": (0, "flag"),
+        "0:61": (0, "landmine"),
+        "0:63": (0, "landmine"),
+        "0:51": (0, "colonel"),
+        "0:15": (0, "major"),
+        "0:42": (1, "lieutenant"),
+        "1:62": (1, "flag"),
+        **RESERVE,
+    }
+    if not marshal:
+        pieces["0:23"] = (0, "colonel")
+    view = engine.view(setup("liangguo", pieces, information="open"), 0)
+    block, elsewhere = ("0:51", "0:52"), ("0:15", "0:14")
+    gains = expected_gains(view, {}, random.Random(1), [block, elsewhere], samples=2)
+    fear = 1.0 if marshal else FEAR
+    assert FEAR > 1
+    assert gains[block] == pytest.approx(fear * REACH)
+    assert gains[elsewhere] == pytest.approx(-fear * (EXPOSED - REACH - CLOSE))
+
+
+@pytest.mark.parametrize("guarded", [True, False])
+def test_an_enemy_does_not_take_a_piece_it_would_lose_at_once(guarded: bool) -> None:
+    """The enemy general on 0:43 may take our colonel on 0:53; with our 司令 beside it on 0:54
+    it would be taken back at once (worth 8 to us, 4 to them), so it does not."""
+    pieces: Pieces = {
+        "0:62": (0, "flag"),
+        "0:61": (0, "landmine"),
+        "0:63": (0, "landmine"),
+        "0:52": (0, "landmine"),
+        "0:53": (0, "colonel"),
+        "0:43": (1, "general"),
+        "1:62": (1, "flag"),
+        **RESERVE,
+        "0:54" if guarded else "0:35": (0, "field_marshal"),  # (0:35: no way to 0:53)
+    }
+    del pieces["0:23"]
+    view = engine.view(setup("liangguo", pieces, information="open"), 0)
+    quiet = ("0:21", "0:11")
+    gains = expected_gains(view, {}, random.Random(1), [quiet], samples=2)
+    lost = 0.0 if guarded else ENEMY_SIGHT * VALUE["colonel"]
+    assert gains[quiet] == pytest.approx(-lost)
 
 
 def test_losing_the_last_pieces_that_can_move_costs_more() -> None:
