@@ -204,10 +204,12 @@ def test_a_seat_whose_flag_is_shown_has_no_other_flag_in_guessed_positions() -> 
         assert sample_ranks(view, guesses, random.Random(seed))["1:64"] == (1, "landmine")
 
 
-def test_an_enemy_stepping_next_to_the_flag_is_counted() -> None:
+@pytest.mark.parametrize("marshal", [True, False])
+def test_an_enemy_stepping_next_to_the_flag_is_counted(marshal: bool) -> None:
     """The lieutenant in the camp may step next to our flag (``REACH`` and ``CLOSE`` now):
     blocking 0:52 with the colonel ends the reach; another move lets it step there
-    (``EXPOSED``)."""
+    (``EXPOSED``). Once our 司令 is dead (or the flag raised), the enemies know where our flag
+    is, and every threat to it weighs ``FEAR`` times more."""
     pieces: Pieces = {
         "0:62": (0, "flag"),
         "0:61": (0, "landmine"),
@@ -215,27 +217,6 @@ def test_an_enemy_stepping_next_to_the_flag_is_counted() -> None:
         "0:51": (0, "colonel"),
         "0:15": (0, "major"),
         "0:42": (1, "lieutenant"),  # in a camp: safe, and one step from 0:52
-        "1:62": (1, "flag"),
-        **RESERVE,
-    }
-    view = engine.view(setup("liangguo", pieces, information="open"), 0)
-    block, elsewhere = ("0:51", "0:52"), ("0:15", "0:14")
-    gains = expected_gains(view, {}, random.Random(1), [block, elsewhere], samples=2)
-    assert gains[block] == REACH
-    assert gains[elsewhere] == -(EXPOSED - REACH - CLOSE)
-
-
-@pytest.mark.parametrize("marshal", [True, False])
-def test_threats_to_a_shown_flag_weigh_fear_more(marshal: bool) -> None:
-    """The same threat as above; once our 司令 is dead (or the flag raised), the enemies know
-    where our flag is, and every threat to it weighs ``FEAR`` times more."""
-    pieces: Pieces = {
-        "0:62": (0, "flag"),
-        "0:61": (0, "landmine"),
-        "0:63": (0, "landmine"),
-        "0:51": (0, "colonel"),
-        "0:15": (0, "major"),
-        "0:42": (1, "lieutenant"),
         "1:62": (1, "flag"),
         **RESERVE,
     }
