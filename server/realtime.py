@@ -675,6 +675,8 @@ async def socket(ws: WebSocket) -> None:
         me = outbound.User(id=user.id, name=user.name, role=user.role)
         await connection.send(outbound.Welcome(type="welcome", user=me))
         await connection.follow(moderation.user_topic(user.id), connection.notice)
+        if await _user_of(ws, token) is None:  # logged out between sign-in and following
+            await connection.notice({"type": "logged_out"})
         while True:
             frame = await connection.receive()
             if frame is None or frame["type"] == "websocket.disconnect":

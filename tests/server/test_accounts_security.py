@@ -22,18 +22,20 @@ import redis.asyncio as aioredis
 from alembic import command
 from fastapi.testclient import TestClient
 from redis.exceptions import RedisError
-from sqlalchemy import select, text, update
+from sqlalchemy import delete, select, text, update
 from sqlalchemy.ext.asyncio import AsyncSession, create_async_engine
 from starlette.websockets import WebSocketDisconnect
 
 import server.backoff
+from server import moderation
 from server.app import create_app
 from server.backoff import LoginBackoff, SharedLoginBackoff, wait_after
 from server.config import Settings
 from server.db import alembic_config
-from server.models import User
+from server.models import Token, User
 from server.names import NameRefused, check_new_name, name_key, skeleton
 from server.passwords import DUMMY_HASH, Passwords, common_passwords
+from server.realtime import Connection
 from tests.live import free_port, redis_database
 from tests.server.conftest import make_settings, register
 from tests.server.sockets import Player, signed_in
@@ -475,6 +477,30 @@ def test_logout_everywhere_revokes_every_token_of_the_user(client: TestClient) -
         assert client.get("/api/me", headers=bearer(carol)).status_code == 200
     again = post(client, "/api/auth/login", "bob")
     assert client.get("/api/me", headers=bearer(again.json()["token"])).status_code == 200
+
+
+def test_a_logout_everywhere_while_a_socket_signs_in_closes_it_too(
+    client: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The tokens are revoked (and the notice sent) after the socket's token was checked but
+    before it follows the user's notices: it is closed all the same, not left open on a token
+    the server refuses."""
+    token = register(client, "dora")
+    follow = Connection.follow
+
+    async def revoked_meanwhile(self: Connection, topic: str, handle: Any) -> None:
+        if topic == moderation.user_topic(self.user.id):
+            async with self.ws.app.state.db.sessions() as session:
+                await session.execute(delete(Token).where(Token.user_id == self.user.id))
+                await session.commit()
+            self.lobby.broker.publish(topic, {"type": "logged_out"})  # nobody follows it yet
+        await follow(self, topic, handle)
+
+    monkeypatch.setattr(Connection, "follow", revoked_meanwhile)
+    with ExitStack() as stack:
+        socket = open_socket(stack, client, token, "dora")
+        assert socket.receive() == {"type": "logged_out"}
+        assert closed_with(socket) == 4401
 
 
 # --- guests and addresses ----------------------------------------------------------------------
