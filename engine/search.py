@@ -289,7 +289,7 @@ class _Sample:
                 target = bit.bit_length() - 1
                 gain = self._gain(position, attacker, origin, cells[target], target)
                 if gain > best_gain:  # worth it before the answer: is it worth it after?
-                    gain -= self._comeback(position, attacker, origin, target)
+                    gain -= self._comeback(position, attacker, origin, target, enemies)
                 if gain > best_gain:
                     best, best_gain = (origin, target), gain
             if stepping is None and mask & approach:
@@ -315,25 +315,26 @@ class _Sample:
         mine = self._loss(position, attacker, origin)
         return -mine if outcome == Outcome.DEFENDER else theirs - mine
 
-    def _comeback(self, position: Position, attacker: Piece, origin: int, target: int) -> float:
-        """What the other side's best hit on ``attacker``, after it has taken the piece on
-        ``target``, is worth to them (0 when it would not win there or none can strike)."""
+    def _comeback(
+        self, position: Position, attacker: Piece, origin: int, target: int, theirs: int
+    ) -> float:
+        """What the other side's (pieces on ``theirs``) best hit on ``attacker``, after it has
+        taken the piece on ``target``, is worth to them (0 when it would not win there or none
+        can strike)."""
         defender = position.cells[target]
         assert defender is not None
         if not self._beats(attacker, defender, target):
             return 0.0
-        team = self.teams[attacker.seat]
-        theirs = sum(m for s, m in enumerate(position.seat_masks) if self.teams[s] != team)
         occupied = position.occupied & ~(1 << origin)
         hitters = self._hitters(position, target, theirs & ~(1 << target), occupied)
         best = 0.0
-        cells = position.cells
         while hitters:
             bit = hitters & -hitters
             hitters ^= bit
-            hitter = cells[bit.bit_length() - 1]
+            index = bit.bit_length() - 1
+            hitter = position.cells[index]
             assert hitter is not None
-            best = max(best, self._gain(position, hitter, bit.bit_length() - 1, attacker, target))
+            best = max(best, self._gain(position, hitter, index, attacker, target))
         return best
 
     def _hitters(self, position: Position, target: int, pieces: int, occupied: int) -> int:
