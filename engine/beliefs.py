@@ -93,18 +93,20 @@ def flags_known(view: Mapping[str, Any]) -> set[int]:
 
 
 def own_flag_shown(view: Mapping[str, Any]) -> bool:
-    """Whether the other seats know where the viewer's flag is: it raised it, or its 司令 has
-    died where that shows the flag (RULES.md §7; the view shows the viewer its own flag either
-    way, so it is read from the 司令: every standard army has one)."""
-    if view["seats"][view["viewer"]].get("flag_raised") is not None:
+    """Whether the other seats know where the viewer's flag is: it raised one, or it has a flag
+    and the rules show it: 三打一's idle seats from the start (RULES.md §9.3 step 7), elsewhere
+    once its last 司令 has died, where that shows the flag (§7, §9.2 step 5). The view shows the
+    viewer its own flag either way, so it is read from the rules and the 司令."""
+    seat = view["viewer"]
+    if view["seats"][seat].get("flag_raised") is not None:
         return True
-    variant = get_variant(view["variant"])
-    if not variant.rules.marshal_death_reveals_flag or variant.dealing is not None:
+    own = [p.get("rank") for p in view["pieces"] if p.get("seat") == seat]
+    if Rank.FLAG not in own:
         return False
-    return not any(
-        p.get("seat") == view["viewer"] and p.get("rank") == Rank.FIELD_MARSHAL
-        for p in view["pieces"]
-    )
+    variant = get_variant(view["variant"])
+    if variant.dealing == "sandayi":
+        return (view.get("deal") or {}).get("banker") not in (None, seat)
+    return variant.rules.marshal_death_reveals_flag and Rank.FIELD_MARSHAL not in own
 
 
 def straight(board: Board, origin: str, target: str) -> bool:

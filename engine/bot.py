@@ -19,14 +19,14 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
-from engine.beliefs import flags_known, own_flag_shown, straight
+from engine.beliefs import flags_known, straight
 from engine.board import Board, get_board
 from engine.combat import combat
 from engine.deployment import auto_layout, deployment_problems, split_key
 from engine.movement import legal_moves
 from engine.pieces import Rank
 from engine.position import Position
-from engine.search import LOCKED, VALUE, expected_gains, searchable
+from engine.search import LOCKED, VALUE, defends_shown_flag, expected_gains, searchable
 from engine.variants import get_variant
 
 
@@ -283,7 +283,7 @@ def choose_move(
         fought = set(fights)
         quiet = sorted((m for m in quick if m not in fought), key=quick.__getitem__)
         guards = [m for m in quiet if m[1] in sides]
-        near = NEAR_SHOWN_FLAG if own_flag_shown(view) else NEAR_FLAG
+        near = NEAR_SHOWN_FLAG if defends_shown_flag(view) else NEAR_FLAG
         home = homeward(board, quiet, sides, pieces, enemies, hq_lock, near)
         best = [m for m in quiet[-settings.width :] if m[1] not in sides]
         candidates = list(dict.fromkeys(fights + guards + home[-HOME_WIDTH:] + best))

@@ -17,10 +17,10 @@ ours when it can. Then the threats to the flags count: every enemy piece next to
 bot sees a threat moves away and blocks it or strikes first); our own pieces next to an enemy
 flag, or a move from there, are worth a share of that (``PRESS``, ``PRESS_FAR``): attack counts
 less than defence, as the enemy may get to our flag first; once the enemies know where our flag
-is (our 司令 is dead, or the flag raised), the threats to it weigh ``FEAR`` times more. A seat
-whose last pieces that can move are lost is skipped out of the game, so those last pieces cost
-``STRANDED`` more; a seat's last 司令 costs ``SHOWN`` more while its flag is hidden, as its
-death shows the flag.
+is (our 司令 is dead, or the flag raised; with the standard armies, ``defends_shown_flag``), the
+threats to it weigh ``FEAR`` times more. A seat whose last pieces that can move are lost is
+skipped out of the game, so those last pieces cost ``STRANDED`` more; a seat's last 司令 costs
+``SHOWN`` more while its flag is hidden, as its death shows the flag.
 """
 
 from __future__ import annotations
@@ -180,7 +180,7 @@ def expected_gains(
 
     worths: dict[Move, list[float]] = {m: [] for m in candidates}
     shown = frozenset(flags_known(view) - {seat})  # (the view shows its own flag anyway)
-    fear = FEAR if own_flag_shown(view) else 1.0
+    fear = FEAR if defends_shown_flag(view) else 1.0
     drawn = 0
     while drawn < samples or (until is not None and drawn < most and time.time() < until):
         drawn += 1
@@ -196,6 +196,14 @@ def expected_gains(
                 worth - (game.danger(after) - PRESS * game.pressure(after) - before)
             )
     return {m: _mean(w) - RISK * _spread(w) for m, w in worths.items()}
+
+
+def defends_shown_flag(view: Mapping[str, Any]) -> bool:
+    """Whether the bot defends its flag as shown (``FEAR``, and ``NEAR_SHOWN_FLAG`` in
+    ``engine.bot``): once the enemies know where it is (``own_flag_shown``), with the standard
+    armies only. Where hands are dealt (乱战, 三打一) a flag is often shown from the start, and
+    defending it harder all game long measured worse there (docs/engine.md)."""
+    return get_variant(view["variant"]).dealing is None and own_flag_shown(view)
 
 
 class _Sample:

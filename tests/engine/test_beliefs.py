@@ -3,9 +3,14 @@
 from __future__ import annotations
 
 import random
+from collections import Counter
+from typing import Any
+
+import pytest
 
 import engine
-from engine import Rank
+from engine import Action, Event, GameState, Rank
+from engine.arena import Bot, play
 from engine.beliefs import Beliefs, own_flag_shown
 from tests.engine.game_helpers import Pieces, act, setup
 from tests.engine.test_random_games import choose_action
@@ -143,24 +148,33 @@ def test_once_a_flag_is_shown_no_other_piece_of_its_seat_is_a_flag() -> None:
     assert "flag" in ranks(beliefs, "3:62") and "flag" in ranks(beliefs, "3:64")
 
 
-def test_a_seat_knows_its_flag_is_shown_exactly_when_the_others_see_it() -> None:
-    """Our 司令 on 0:15 trades with their bomb on 1:11: the enemy's view now shows our flag,
-    and ours says so (the view always shows us our own flag, so it is read from the 司令)."""
-    pieces: Pieces = {
-        "0:62": (0, "flag"),
-        "0:15": (0, "field_marshal"),
-        "0:21": (0, "colonel"),
-        "1:62": (1, "flag"),
-        "1:11": (1, "bomb"),
-        "1:21": (1, "colonel"),
-    }
-    state = setup("liangguo", pieces)
+@pytest.mark.parametrize("variant", ["siguo", "liangguo", "luanzhan", "sandayi", "sanguo"])
+def test_in_whole_games_a_seat_knows_its_flag_is_shown_exactly_when_an_enemy_sees_it(
+    variant: str,
+) -> None:
+    """Easy bots play whole games (dealt hands, 三打一's idle flags shown from the start, flags
+    raised, 司令 lost); after every step of play each live seat's ``own_flag_shown`` is whether
+    an enemy's view shows that seat's flag or the flag it raised."""
+    checked: Counter[bool] = Counter()
 
-    def enemy_sees_our_flag() -> bool:
-        return any(
-            p.get("rank") == "flag" for p in engine.view(state, 1)["pieces"] if p["seat"] == 0
-        )
+    def watch(before: GameState, action: Action, state: GameState, events: list[Event]) -> None:
+        if state.phase != "playing":
+            return
+        for seat in state.variant.seats:
+            if state.seats[seat].elimination is not None:
+                continue
+            enemies = [s for s in state.variant.seats if state.teams[s] != state.teams[seat]]
+            seen = any(enemy_sees_flag(engine.view(state, e), seat) for e in enemies)
+            assert own_flag_shown(engine.view(state, seat)) == seen, (seat, state.total_moves)
+            checked[seen] += 1
 
-    assert not own_flag_shown(engine.view(state, 0)) and not enemy_sees_our_flag()
-    state, _ = act(state, engine.Move(0, "0:15", "1:11", now=1.0))
-    assert own_flag_shown(engine.view(state, 0)) and enemy_sees_our_flag()
+    for seed in range(3):
+        players = {s: Bot(variant, s, "easy") for s in engine.get_variant(variant).seats}
+        play(variant, seed, players, watch=watch)
+    assert checked[False] > 0
+    assert checked[True] > 0 or variant == "sanguo"  # 三国 never shows a flag
+
+
+def enemy_sees_flag(view: dict[str, Any], seat: int) -> bool:
+    raised = view["seats"][seat].get("flag_raised") is not None
+    return raised or any(p.get("seat") == seat and p.get("rank") == "flag" for p in view["pieces"])

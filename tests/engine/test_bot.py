@@ -28,7 +28,7 @@ from engine.bot import (
     layout_strength,
     thinking_deadline,
 )
-from engine.search import LOCKED, VALUE
+from engine.search import LOCKED, VALUE, defends_shown_flag
 from tests.engine.game_helpers import Pieces, act, setup
 from tests.engine.leaks import Knowledge, check_events, check_view
 from tests.soak import soak
@@ -485,3 +485,18 @@ def test_in_fanqi_a_piece_steps_towards_what_it_beats_not_where_what_beats_it_st
     del beside["0:33"]
     assert hunt(beside, "0:23", "0:33") > 1  # away from the general
     assert hunt({**pieces, "0:11": (1, "general")}, "0:33", "0:31") < -1  # down its rail
+
+
+@pytest.mark.parametrize("variant", ["liangguo", "luanzhan"])
+def test_a_shown_flag_is_defended_harder_with_the_standard_armies_only(variant: str) -> None:
+    """Seat 0 has no 司令: its flag is shown in both variants, but only with the standard
+    armies does the bot defend it harder; with dealt hands (乱战, 三打一: often shown from the
+    start) that measured worse."""
+    pieces: Pieces = {"0:62": (0, "flag"), "0:51": (0, "major"), "1:62": (1, "flag")}
+    pieces["1:51"] = (1, "field_marshal")
+    if variant == "luanzhan":
+        pieces.update({"2:62": (2, "flag"), "3:62": (3, "flag"), "3:51": (3, "major")})
+        pieces["2:51"] = (2, "field_marshal")
+    view = engine.view(setup(variant, pieces), 0)
+    assert own_flag_shown(view)
+    assert defends_shown_flag(view) == (variant == "liangguo")
