@@ -24,9 +24,12 @@ trap 'kill "$mypy_pid" 2>/dev/null || true; rm -f "$mypy_log"' EXIT
 # order, the modules with the most tests first, put the longest last); the 25 slowest tests
 # printed, to keep it quick
 workers=$(( $(nproc) + 1 )); workers=$(( workers > 5 ? 5 : workers ))
+# the soak run's long loops have no time limit (pyproject.toml: 600 s a test otherwise)
+limit=(); if [ "${JUNQI_SOAK:-}" = 1 ]; then limit=(--timeout 0); fi
 echo "== pytest"
 tests=0
-.venv/bin/pytest -n "$workers" --dist loadscope --no-loadscope-reorder --durations 25 "$@" ||
+.venv/bin/pytest -n "$workers" --dist loadscope --no-loadscope-reorder --durations 25 \
+    "${limit[@]}" "$@" ||
     tests=$?
 echo "== mypy"
 types=0; wait "$mypy_pid" || types=$?

@@ -9,6 +9,7 @@ from typing import Any
 from alembic import command
 from alembic.config import Config
 from sqlalchemy import MetaData, event
+from sqlalchemy.dialects.sqlite.aiosqlite import AsyncAdapt_aiosqlite_connection
 from sqlalchemy.ext.asyncio import (
     AsyncEngine,
     AsyncSession,
@@ -26,6 +27,25 @@ NAMING = {
     "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
     "pk": "pk_%(table_name)s",
 }
+
+
+async def _stop_aiosqlite(self: AsyncAdapt_aiosqlite_connection) -> None:
+    """Close an aiosqlite connection that SQLAlchemy drops (one whose task was cancelled while
+    using it) by stopping its thread, which closes it after the work queued before.
+
+    SQLAlchemy's own way, aiosqlite's ``close``, queues the close, waits for it, then queues a
+    stop and waits for that. When the dropping task is cancelled again meanwhile (as anyio's
+    cancel scopes do, or a server shutting down), SQLAlchemy stops the thread itself; that stop
+    lands between the two, ends the thread, and the closing task waits for ever: ``asyncio.run``
+    (uvicorn's shutdown, a test client's exit) then hangs on it. Here the stop is queued in the
+    closing task's first step, before the dropping task can run again: it is answered, and
+    SQLAlchemy's stop after it is waited for by nobody."""
+    stopped = self._connection.stop()
+    if stopped is not None:
+        await stopped
+
+
+AsyncAdapt_aiosqlite_connection._terminate_graceful_close = _stop_aiosqlite  # type: ignore[method-assign]
 
 
 class Base(DeclarativeBase):
