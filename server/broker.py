@@ -136,7 +136,7 @@ class RedisBroker(InMemoryBroker):
         if not self.outbox.empty():  # the last words (a table gone) still go out
             await self._send([self.outbox.get_nowait() for _ in range(self.outbox.qsize())])
         with contextlib.suppress(Exception):
-            await self.pubsub.aclose()  # type: ignore[no-untyped-call]
+            await self.pubsub.aclose()
 
     def _reconnected(self, _connection: Any) -> None:
         log.warning("Redis pub/sub connected again")
