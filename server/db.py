@@ -37,12 +37,10 @@ async def _stop_aiosqlite(self: AsyncAdapt_aiosqlite_connection) -> None:
     stop and waits for that. When the dropping task is cancelled again meanwhile (as anyio's
     cancel scopes do, or a server shutting down), SQLAlchemy stops the thread itself; that stop
     lands between the two, ends the thread, and the closing task waits for ever: ``asyncio.run``
-    (uvicorn's shutdown, a test client's exit) then hangs on it. Here the stop is queued in the
-    closing task's first step, before the dropping task can run again: it is answered, and
-    SQLAlchemy's stop after it is waited for by nobody."""
-    stopped = self._connection.stop()
-    if stopped is not None:
-        await stopped
+    (uvicorn's shutdown, a test client's exit) then hangs on it. Here the stop is queued from a
+    worker thread, where no event loop is current: it carries no future, so nothing waits for
+    the connection's thread, and that thread never answers a loop closed meanwhile."""
+    await asyncio.to_thread(self._connection.stop)
 
 
 AsyncAdapt_aiosqlite_connection._terminate_graceful_close = _stop_aiosqlite  # type: ignore[method-assign]
