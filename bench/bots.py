@@ -183,8 +183,9 @@ class PooledBot(Bot):
         self.unread = []
         asked = time.time()
         until = thinking_deadline(self.level, asked, None)  # the arena's clock is simulated
-        job = (view, rng.randrange(2**31), self.beliefs.table(), self.level, self.beliefs.recent)
-        action = self.pool.submit(decide, *job, until).result()
+        beliefs = self.beliefs
+        job = (view, rng.randrange(2**31), beliefs.table(), self.level, beliefs.recent)
+        action = self.pool.submit(decide, *job, until, sorted(beliefs.proven)).result()
         if action is not None and action["type"] in ("move", "flip"):
             self.times.append(time.time() - asked)
         return action

@@ -54,7 +54,8 @@ class Bot:
         until = None
         if self.budget_scale > 0:
             until = thinking_deadline(self.level, time.time(), None, self.budget_scale)
-        return choose_action(view, rng, guesses, self.level, self.beliefs.recent, until)
+        beliefs = self.beliefs
+        return choose_action(view, rng, guesses, self.level, beliefs.recent, until, beliefs.proven)
 
 
 class RandomPlayer:

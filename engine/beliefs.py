@@ -125,6 +125,7 @@ class Beliefs:
         self.dead: Counter[tuple[int, Rank]] = Counter()  # ranks seen to die, per seat
         self.known: dict[str, Rank] = {}  # our own pieces' ranks, by station, as last seen
         self.recent: list[tuple[str, str]] = []  # our own last moves, newest last
+        self.proven: set[str] = set()  # our pieces that won a fight: its loser's owner knows more
         self.standard = self.variant.dealing is None  # dealt armies: no stock to count
 
     # --- the view ---------------------------------------------------------------------------
@@ -157,6 +158,7 @@ class Beliefs:
         for station in list(self.pieces):
             if station not in present:
                 del self.pieces[station]
+        self.proven &= set(self.known)
         flagged = flags_known(view)
         for guess in self.pieces.values():
             if guess.seat in flagged and guess.certain is None:
@@ -196,6 +198,9 @@ class Beliefs:
             self.after_fight(mover, target, survived=outcome == "attacker")
             if outcome != "defender":
                 del known[target]
+                self.proven.discard(target)
+            else:
+                self.proven.add(target)  # ours held: the attacker's owner knows it is above his
         elif mover is None and ours is not None and defender is not None:  # we attacked
             defender.keep(r for r in defender.weights if combat(ours, r) == outcome)
             if outcome != "defender":
@@ -220,8 +225,12 @@ class Beliefs:
         if rank is None:
             return
         del self.known[origin]
+        proven = origin in self.proven
+        self.proven.discard(origin)
         if outcome in (None, "attacker"):
             self.known[target] = rank
+            if proven or outcome == "attacker":  # it beat the piece there: its owner knows
+                self.proven.add(target)
 
     def after_fight(self, mover: Guess, target: str, survived: bool) -> None:
         if survived:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import random
 from collections import deque
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
@@ -74,12 +74,14 @@ def choose_action(
     level: str = "normal",
     recent: Sequence[tuple[str, str]] = (),
     until: float | None = None,
+    proven: Collection[str] = (),
 ) -> dict[str, Any] | None:
     """The action (in its JSON form, without seat and time) this seat takes now, or None when
     it has nothing to decide. ``guesses`` are the beliefs about hidden enemy pieces (station ->
     {rank: probability}); ``recent`` the seat's own last moves; ``until`` the ``time.time()``
     instant by which to decide (``thinking_deadline``; None: the level's fixed samples only,
-    the same decision for the same seed)."""
+    the same decision for the same seed); ``proven`` its pieces that won a fight
+    (``Beliefs.proven``)."""
     seat = view["viewer"]
     phase = view["phase"]
     deal = view.get("deal") or {}
@@ -121,7 +123,7 @@ def choose_action(
         # 翻棋: with nothing to win by a move, turn a piece up (a flip also resets the draw count)
         return {"type": "flip", "station": rng.choice(flips)}
     if view.get("legal_moves"):
-        origin, target = choose_move(view, rng, guesses or {}, level, recent, until)
+        origin, target = choose_move(view, rng, guesses or {}, level, recent, until, proven)
         return {"type": "move", "origin": origin, "target": target}
     return None
 
@@ -222,6 +224,7 @@ def choose_move(
     level: str = "normal",
     recent: Sequence[tuple[str, str]] = (),
     until: float | None = None,
+    proven: Collection[str] = (),
 ) -> tuple[str, str]:
     """The best-looking legal move, with noise by level. Every move gets a quick score: progress
     towards the enemy HQs, a lean towards fights, above all (but at level easy) a hit on an enemy
@@ -288,7 +291,15 @@ def choose_move(
         best = [m for m in quiet[-settings.width :] if m[1] not in sides]
         candidates = list(dict.fromkeys(fights + guards + home[-HOME_WIDTH:] + best))
         gains = expected_gains(
-            view, guesses, rng, candidates, settings.samples, settings.rounds, until, settings.most
+            view,
+            guesses,
+            rng,
+            candidates,
+            settings.samples,
+            settings.rounds,
+            until,
+            settings.most,
+            proven,
         )
         return max(candidates, key=lambda m: quick[m] + gains[m])
     for origin, target in fights:
@@ -533,6 +544,7 @@ def decide(
     level: str = "normal",
     recent: Sequence[tuple[str, str]] = (),
     until: float | None = None,
+    proven: Collection[str] = (),
 ) -> dict[str, Any] | None:
     """``choose_action`` for a worker process: a picklable entry point with its own seed."""
-    return choose_action(view, random.Random(seed), guesses, level, recent, until)
+    return choose_action(view, random.Random(seed), guesses, level, recent, until, proven)

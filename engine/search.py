@@ -11,16 +11,19 @@ minus ``RISK`` times their spread: a move that is fine on average but ruinous on
 ``samples`` positions at least, then more while its time lasts (``until``).
 
 The answering seats see the sampled ranks, which real players do not; so an enemy's answer counts
-only ``ENEMY_SIGHT`` of its effect. An enemy with no capture worth more steps next to a flag of
-ours when it can. Then the threats to the flags count: every enemy piece next to our flag costs
-``EXPOSED``, one a move from there ``REACH``, one two steps from there ``CLOSE`` (that is how a
-bot sees a threat moves away and blocks it or strikes first); our own pieces next to an enemy
-flag, or a move from there, are worth a share of that (``PRESS``, ``PRESS_FAR``): attack counts
-less than defence, as the enemy may get to our flag first; once the enemies know where our flag
-is (our 司令 is dead, or the flag raised; with the standard armies, ``defends_shown_flag``), the
-threats to it weigh ``FEAR`` times more. A seat whose last pieces that can move are lost is
-skipped out of the game, so those last pieces cost ``STRANDED`` more; a seat's last 司令 costs
-``SHOWN`` more while its flag is hidden, as its death shows the flag.
+only ``ENEMY_SIGHT`` of its effect, but in full on a piece of ours that won a fight (the winner of
+the move searched, or one of ``proven``): it has shown the loser's side that it is above what it
+beat, and a 司令 that has just taken a 军长 in reach of a bomb is bombed. An enemy with no
+capture worth more steps next to a flag of ours when it can. Then the threats to the flags
+count: every enemy piece next to our flag costs ``EXPOSED``, one a move from there ``REACH``, one
+two steps from there ``CLOSE`` (that is how a bot sees a threat moves away and blocks it or
+strikes first); our own pieces next to an enemy flag, or a move from there, are worth a share of
+that (``PRESS``, ``PRESS_FAR``): attack counts less than defence, as the enemy may get to our
+flag first; once the enemies know where our flag is (our 司令 is dead, or the flag raised; with
+the standard armies, ``defends_shown_flag``), the threats to it weigh ``FEAR`` times more. A seat
+whose last pieces that can move are lost is skipped out of the game, so those last pieces cost
+``STRANDED`` more; a seat's last 司令 costs ``SHOWN`` more while its flag is hidden, as its death
+shows the flag.
 """
 
 from __future__ import annotations
@@ -29,7 +32,7 @@ import math
 import random
 import time
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
 from engine.beliefs import flags_known, layout_prior, own_flag_shown
@@ -165,12 +168,16 @@ def expected_gains(
     rounds: int = 1,
     until: float | None = None,
     most: int = 1000,
+    proven: Collection[str] = (),
 ) -> dict[Move, float]:
     """Each candidate move's worth to the viewer's team: mean minus ``RISK`` times spread, over
     ``samples`` guessed positions, of the material change after the move and ``rounds`` rounds of
     the other seats' best captures (see the module text). With ``until`` (a ``time.time()``
     instant) it is an anytime search: after ``samples`` it goes on drawing positions, up to
-    ``most``, while there is time, and the estimate grows sharper."""
+    ``most``, while there is time, and the estimate grows sharper. ``proven``: the stations of
+    the viewer's pieces that won a fight (``Beliefs.proven``), whose strength the enemies have
+    seen: an enemy's answer on one of them, or on the winner of the move searched, counts in
+    full."""
     seat = view["viewer"]
     variant = get_variant(view["variant"])
     board = get_board(view["board"])
@@ -181,6 +188,7 @@ def expected_gains(
     worths: dict[Move, list[float]] = {m: [] for m in candidates}
     shown = frozenset(flags_known(view) - {seat})  # (the view shows its own flag anyway)
     fear = FEAR if defends_shown_flag(view) else 1.0
+    known = sum(1 << board.station(s).index for s in proven)
     drawn = 0
     while drawn < samples or (until is not None and drawn < most and time.time() < until):
         drawn += 1
@@ -189,9 +197,13 @@ def expected_gains(
         before = game.danger(position) - PRESS * game.pressure(position)
         for move in candidates:
             after, worth = game.play(position, seat, move)
+            seen = game.seen_after(position, after, move, known)
             for other in order:
-                after, gain = game.answer(after, other)
-                worth += gain * (ENEMY_SIGHT if teams[other] != teams[seat] else LATER)
+                after, gain, hit = game.answer(after, other)
+                if teams[other] == teams[seat]:
+                    worth += gain * LATER
+                else:  # a piece of ours that won a fight has shown the enemy what it beat
+                    worth += gain * (1.0 if hit >= 0 and seen >> hit & 1 else ENEMY_SIGHT)
             worths[move].append(
                 worth - (game.danger(after) - PRESS * game.pressure(after) - before)
             )
@@ -275,12 +287,24 @@ class _Sample:
                 after = after.without_seat(defender.seat)
         return after, -lost if self.teams[attacker.seat] == self.team else lost
 
-    def answer(self, position: Position, seat: int) -> tuple[Position, float]:
-        """``position`` after ``seat``'s best capture for its team (by the sampled ranks) and
-        its worth to our team; a step next to an enemy flag counts as a capture worth
-        ``EXPOSED``; with nothing worth doing, unchanged."""
+    def seen_after(self, before: Position, after: Position, move: Move, seen: int) -> int:
+        """The stations (a mask) of the pieces whose strength the enemies have seen once
+        ``move`` is played from ``before``: those of ``seen`` still standing, the mover's
+        new station if it was one of them and stands there, and there too if it beat the piece
+        there."""
+        origin, target = (self.board.station(s).index for s in move)
+        stands = after.cells[target] is not None and after.cells[target] is before.cells[origin]
+        beat = stands and before.cells[target] is not None
+        moved = seen >> origin & 1
+        seen &= ~(1 << origin | 1 << target)
+        return seen | (1 << target if stands and (moved or beat) else 0)
+
+    def answer(self, position: Position, seat: int) -> tuple[Position, float, int]:
+        """``position`` after ``seat``'s best capture for its team (by the sampled ranks), its
+        worth to our team and the station (index) it hit, -1 for none; a step next to an enemy
+        flag counts as a capture worth ``EXPOSED``; with nothing worth doing, unchanged."""
         if not position.seat_masks[seat]:
-            return position, 0.0
+            return position, 0.0, -1
         team = self.teams[seat]
         cells = position.cells
         enemies = sum(m for s, m in enumerate(position.seat_masks) if self.teams[s] != team)
@@ -304,9 +328,10 @@ class _Sample:
                 stepping = (origin, ((mask & approach) & -(mask & approach)).bit_length() - 1)
         chosen = stepping if stepping and best_gain < EXPOSED else best
         if chosen is None:
-            return position, 0.0
+            return position, 0.0, -1
         ids = self.board.stations
-        return self.play(position, seat, (ids[chosen[0]], ids[chosen[1]]))
+        after, gain = self.play(position, seat, (ids[chosen[0]], ids[chosen[1]]))
+        return after, gain, chosen[1] if cells[chosen[1]] is not None else -1
 
     def _gain(
         self, position: Position, attacker: Piece, origin: int, defender: Piece | None, target: int

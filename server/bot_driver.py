@@ -26,9 +26,10 @@ from engine.beliefs import Beliefs
 from engine.bot import decide, thinking_deadline
 from server.errors import TableError
 
-# a bot's decision: (its seat's view, a seed, its guesses, its level, its recent moves)
+# a bot's decision: (its seat's view, a seed, its guesses, its level, its recent moves, its
+# pieces that won a fight)
 Think = Callable[
-    [dict[str, Any], int, dict[str, dict[str, float]], str, list[tuple[str, str]]],
+    [dict[str, Any], int, dict[str, dict[str, float]], str, list[tuple[str, str]], list[str]],
     Awaitable[dict[str, Any] | None],
 ]
 Play = Callable[[int, int, dict[str, Any]], Awaitable[None]]  # (seat, table version, action)
@@ -45,6 +46,7 @@ def thinker(workers: Executor, pause_seconds: float, budget_scale: float = 1.0) 
         guesses: dict[str, dict[str, float]],
         level: str,
         recent: list[tuple[str, str]],
+        proven: list[str],
     ) -> dict[str, Any] | None:
         loop = asyncio.get_running_loop()
         asked = time.monotonic()
@@ -52,7 +54,7 @@ def thinker(workers: Executor, pause_seconds: float, budget_scale: float = 1.0) 
         if budget_scale > 0:
             until = thinking_deadline(level, time.time(), view.get("deadline"), budget_scale)
         action = await loop.run_in_executor(
-            workers, decide, view, seed, guesses, level, recent, until
+            workers, decide, view, seed, guesses, level, recent, until, proven
         )
         # so that people can follow
         await asyncio.sleep(max(0.0, pause_seconds - (time.monotonic() - asked)))
@@ -102,7 +104,8 @@ class BotDriver:
         beliefs = self.beliefs.get(seat)
         guesses = beliefs.table() if beliefs is not None else {}
         recent = beliefs.recent if beliefs is not None else []
-        action = await self.think(view, secrets.randbelow(2**31), guesses, level, recent)
+        proven = sorted(beliefs.proven) if beliefs is not None else []
+        action = await self.think(view, secrets.randbelow(2**31), guesses, level, recent, proven)
         if action is None:
             return
         with contextlib.suppress(TableError):  # the table moved on meanwhile: decide again later

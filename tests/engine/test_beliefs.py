@@ -178,3 +178,25 @@ def test_in_whole_games_a_seat_knows_its_flag_is_shown_exactly_when_an_enemy_see
 def enemy_sees_flag(view: dict[str, Any], seat: int) -> bool:
     raised = view["seats"][seat].get("flag_raised") is not None
     return raised or any(p.get("seat") == seat and p.get("rank") == "flag" for p in view["pieces"])
+
+
+def test_our_pieces_that_won_a_fight_are_known_to_have_shown_their_strength() -> None:
+    """``proven``: a piece of ours that beat an attacker or took a piece (whose owner knows now
+    that it is above his), on the station where it stands, followed as it moves; the others
+    are not."""
+    pieces: Pieces = {
+        **BASE,
+        "1:15": (1, "captain"),
+        "0:15": (0, "colonel"),
+        "0:21": (0, "major"),
+    }
+    state, beliefs = start(pieces)
+    for move in (
+        engine.Move(0, "0:15", "1:11"),  # takes their captain
+        engine.Move(1, "1:15", "0:11"),
+        engine.Move(0, "1:11", "1:12"),  # and moves on
+        engine.Move(1, "0:11", "0:21"),  # their captain runs into our major
+    ):
+        state, events = act(state, move)
+        follow(beliefs, state, events)
+    assert beliefs.proven == {"1:12", "0:21"}

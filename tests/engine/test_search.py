@@ -95,7 +95,10 @@ def test_a_piece_that_will_be_taken_back_is_marked_down() -> None:
     }
     view = engine.view(setup("liangguo", pieces, information="open"), 0)
     gains = expected_gains(view, {}, random.Random(1), [("0:51", "1:15")], samples=4, rounds=1)
-    expected = VALUE["captain"] - 0.6 * VALUE["general"]  # ENEMY_SIGHT of the answer
+    # in full, not ENEMY_SIGHT of it: the winner has shown it beat the captain, and their 司令
+    # beats whatever beats a captain (an answer on a piece that did not just win counts
+    # ENEMY_SIGHT of it: test_an_enemy_s_answer_into_an_hq_counts_its_winner_stuck_there)
+    expected = VALUE["captain"] - VALUE["general"]
     assert gains[("0:51", "1:15")] == pytest.approx(expected)
 
 
@@ -165,6 +168,9 @@ def test_an_enemy_s_answer_into_an_hq_counts_its_winner_stuck_there() -> None:
     quiet = ("0:21", "0:11")
     gains = expected_gains(view, {}, random.Random(1), [quiet], samples=2)
     assert gains[quiet] == pytest.approx(-ENEMY_SIGHT * VALUE["lieutenant"] - REACH)
+    # had the lieutenant won a fight, the enemy would know it for what it is: counted in full
+    gains = expected_gains(view, {}, random.Random(1), [quiet], samples=2, proven={"0:55"})
+    assert gains[quiet] == pytest.approx(-VALUE["lieutenant"] - REACH)
 
 
 def test_guessed_positions_follow_the_layout_rules_without_beliefs() -> None:
@@ -264,8 +270,9 @@ def test_losing_the_last_pieces_that_can_move_costs_more() -> None:
     }
     view = engine.view(setup("liangguo", pieces, information="open"), 0)
     gains = expected_gains(view, {}, random.Random(1), [("0:51", "1:15")], samples=2)
-    # the general was seat 0's only piece that can move: two short of three, then three
-    expected = VALUE["captain"] - 0.6 * VALUE["general"] - STRANDED
+    # the general was seat 0's only piece that can move: two short of three, then three (the
+    # answer on the winner in full, as in test_a_piece_that_will_be_taken_back_is_marked_down)
+    expected = VALUE["captain"] - VALUE["general"] - STRANDED
     assert gains[("0:51", "1:15")] == pytest.approx(expected)
 
 

@@ -205,7 +205,9 @@ def test_bots_think_for_their_levels_budget_within_the_move_clock(
     it answers no sooner than the pause after it was asked, thinking time included."""
     asked: list[float | None] = []
 
-    def deciding(view: Any, seed: int, guesses: Any, level: str, recent: Any, until: Any) -> Any:
+    def deciding(
+        view: Any, seed: int, guesses: Any, level: str, recent: Any, until: Any, proven: Any
+    ) -> Any:
         asked.append(until)
         time.sleep(0.2)  # thinking
         return {"type": "move"}
@@ -216,7 +218,7 @@ def test_bots_think_for_their_levels_budget_within_the_move_clock(
         with ThreadPoolExecutor(1) as workers:
             think = bot_driver.thinker(workers, pause, scale)
             start = time.monotonic()
-            await think({"viewer": 0, "deadline": deadline}, 1, {}, "hard", [])
+            await think({"viewer": 0, "deadline": deadline}, 1, {}, "hard", [], [])
             return time.monotonic() - start
 
     now = time.time()
