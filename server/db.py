@@ -29,18 +29,37 @@ NAMING = {
 }
 
 
+# how long a dropped SQLite connection's queued work may take to drain (a lock waits up to 5 s)
+STOP_SECONDS = 10.0
+
+
 async def _stop_aiosqlite(self: AsyncAdapt_aiosqlite_connection) -> None:
     """Close an aiosqlite connection that SQLAlchemy drops (one whose task was cancelled while
-    using it) by stopping its thread, which closes it after the work queued before.
+    using it): stop its thread, which closes it after the work queued before, and wait until
+    it has, even if cancelled meanwhile, for at most ``STOP_SECONDS``.
 
     SQLAlchemy's own way, aiosqlite's ``close``, queues the close, waits for it, then queues a
     stop and waits for that. When the dropping task is cancelled again meanwhile (as anyio's
     cancel scopes do, or a server shutting down), SQLAlchemy stops the thread itself; that stop
     lands between the two, ends the thread, and the closing task waits for ever: ``asyncio.run``
-    (uvicorn's shutdown, a test client's exit) then hangs on it. Here the stop is queued from a
-    worker thread, where no event loop is current: it carries no future, so nothing waits for
-    the connection's thread, and that thread never answers a loop closed meanwhile."""
-    await asyncio.to_thread(self._connection.stop)
+    (uvicorn's shutdown, a test client's exit) then hangs on it. Here the stop is queued in the
+    closing task's first step, before the dropping task can run again, so it is the one the
+    thread answers (SQLAlchemy's, after it, is answered by nobody). The wait outlasts a
+    cancellation because the thread answers the work queued before it, and then the stop, on
+    this event loop: were the loop closed first (``asyncio.run`` closes it once its tasks are
+    done), the thread would fail with "Event loop is closed". (A connection dropped while
+    ``asyncio.run`` is already cancelling its tasks is waited for by nobody: its thread's late
+    answer fails so, harmlessly, and the test suite lets that pass.)"""
+    stopped = self._connection.stop()
+    if stopped is None:
+        return
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + STOP_SECONDS
+    while not stopped.done() and loop.time() < deadline:
+        try:
+            await asyncio.wait([stopped], timeout=deadline - loop.time())
+        except asyncio.CancelledError:
+            continue  # the loop must outlive the thread's answers (see above)
 
 
 AsyncAdapt_aiosqlite_connection._terminate_graceful_close = _stop_aiosqlite  # type: ignore[method-assign]
