@@ -29,8 +29,9 @@ NAMING = {
 }
 
 
-# how long a dropped SQLite connection's queued work may take to drain (a lock waits up to 5 s)
-STOP_SECONDS = 10.0
+# how long a dropped SQLite connection's closing waits for its thread to drain and stop; then it
+# gives up, so that no task (a table's, a socket's) stalls on it for longer
+STOP_SECONDS = 2.0
 
 
 async def _stop_aiosqlite(self: AsyncAdapt_aiosqlite_connection) -> None:
