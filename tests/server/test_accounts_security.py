@@ -170,7 +170,9 @@ def test_hashing_leaves_the_event_loop_free() -> None:
 
     took, longest_gap = asyncio.run(main())
     assert took > 0.15  # four argon2 checks: real work, the loop's own time would show it
-    assert longest_gap < 0.1, longest_gap  # on the loop, each would stall it for ~0.25 s
+    # on the loop, each check would stall it for ~0.25 s; a loaded machine's scheduling alone
+    # has stalled it 0.15 s (a clean-clone CI run with three workers and browsers)
+    assert longest_gap < 0.2, longest_gap
 
 
 def test_an_unknown_name_or_a_guest_costs_a_password_check_too(
