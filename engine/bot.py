@@ -24,7 +24,7 @@ from engine.board import Board, get_board
 from engine.combat import combat
 from engine.deployment import auto_layout, deployment_problems, split_key
 from engine.movement import legal_moves
-from engine.pieces import Rank
+from engine.pieces import IMMOBILE_RANKS, Rank
 from engine.position import Position
 from engine.search import LOCKED, VALUE, defends_shown_flag, expected_gains, searchable
 from engine.variants import get_variant
@@ -149,12 +149,12 @@ def choose_layout(
     banker: bool = False,
 ) -> dict[str, str]:
     """A strong layout that does not give itself away: of ``LAYOUT_DRAFTS`` automatic layouts
-    (each with a landmine in the HQ without the flag), one of the best ``LAYOUT_PICK`` by
+    (landmines next to the flag first: ``lock_the_flag``), one of the best ``LAYOUT_PICK`` by
     ``layout_strength``, at random."""
     drafts = []
     for _ in range(LAYOUT_DRAFTS):
         layout = auto_layout(variant, seat, rng.randrange(10**9), hand=hand, banker=banker)
-        drafts.append(mine_in_the_other_hq(variant, seat, layout, hand, banker))
+        drafts.append(lock_the_flag(variant, seat, layout, hand, banker))
     board = get_board(get_variant(variant).board_key)
     drafts.sort(key=lambda d: layout_strength(board, d), reverse=True)
     return rng.choice(drafts[:LAYOUT_PICK])
@@ -164,8 +164,8 @@ def layout_strength(board: Board, layout: Mapping[str, str]) -> float:
     """How well a layout keeps its flag and uses its pieces: landmines beside the flag, a
     landmine, a bomb or a strong piece in front of it, engineers not buried in the last row
     (they dig out landmines), the 司令 and 军长 on the rails of the first three rows (where they
-    can strike at once), bombs off the rails' far ends (in the middle rows, ready to meet the
-    enemy's 司令)."""
+    can strike at once), bombs right behind the front line (rows 2 and 3, ready to meet the piece
+    that has just taken one of the front row's)."""
     ranks = {s: split_key(k)[0] for s, k in layout.items()}
     score = 0.0
     for station, rank in ranks.items():
@@ -183,30 +183,50 @@ def layout_strength(board: Board, layout: Mapping[str, str]) -> float:
         elif rank == Rank.ENGINEER and row == 6:
             score -= 0.5
         striker = rank in (Rank.FIELD_MARSHAL, Rank.GENERAL) and info.rail and row <= 3
-        if striker or (rank == Rank.BOMB and 2 <= row <= 4):
+        if striker or (rank == Rank.BOMB and 2 <= row <= 3):
             score += 0.5
     return score
 
 
-def mine_in_the_other_hq(
+def lock_the_flag(
     variant: str,
     seat: int,
     layout: Mapping[str, str],
     hand: Sequence[tuple[Rank, int | None]] | None,
     banker: bool,
 ) -> dict[str, str]:
-    """``layout`` with a landmine swapped into the HQ beside the flag when a piece that could
-    move stands there: a piece in an HQ never moves, and a seat whose last movable pieces are
-    stuck is skipped out of the game."""
+    """``layout`` with its landmines swapped onto the stations next to its flag first (a flag
+    shut in by landmines falls only to an engineer or a bomb, even once the enemies know where
+    it is), then into the other HQ; with none left for it, the cheapest piece that could move
+    stands there (a piece in an HQ never moves again). Each swap is kept only if the layout
+    stays legal."""
     board = get_board(get_variant(variant).board_key)
-    hqs = [s for s in layout if board.station(s).kind == "hq"]
-    other = [s for s in hqs if split_key(layout[s])[0] not in (Rank.FLAG, Rank.LANDMINE)]
-    mines = [s for s in layout if s not in hqs and split_key(layout[s])[0] == Rank.LANDMINE]
-    if len(hqs) != 2 or not other or not mines:
-        return dict(layout)
-    swapped = {**layout, other[0]: layout[mines[0]], mines[0]: layout[other[0]]}
-    problems = deployment_problems(variant, seat, swapped, hand=hand, banker=banker)
-    return dict(layout) if problems else swapped
+    out = dict(layout)
+
+    def rank(station: str) -> Rank:
+        return split_key(out[station])[0]
+
+    def swap(a: str, b: str) -> None:
+        swapped = {**out, a: out[b], b: out[a]}
+        if not deployment_problems(variant, seat, swapped, hand=hand, banker=banker):
+            out.update(swapped)
+
+    flags = [s for s in out if rank(s) == Rank.FLAG]
+    sides = sorted({n for f in flags for n in board.neighbours(f) if n in out})
+    for side in sides:
+        spare = [s for s in out if rank(s) == Rank.LANDMINE and s not in sides]
+        if rank(side) != Rank.LANDMINE and spare:
+            swap(side, spare[0])
+    hqs = [s for s in out if board.station(s).kind == "hq" and rank(s) not in IMMOBILE_RANKS]
+    for hq in hqs:
+        spare = [s for s in out if rank(s) == Rank.LANDMINE and s not in sides]
+        cheap = sorted(
+            (s for s in out if board.station(s).kind != "hq" and rank(s) not in IMMOBILE_RANKS),
+            key=lambda s: VALUE[rank(s)],
+        )
+        if spare or cheap:
+            swap(hq, (spare or cheap)[0])
+    return out
 
 
 def _bid(deal: dict[str, Any]) -> int:

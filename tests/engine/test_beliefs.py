@@ -11,7 +11,7 @@ import pytest
 import engine
 from engine import Action, Event, GameState, Rank
 from engine.arena import Bot, play
-from engine.beliefs import Beliefs, own_flag_shown
+from engine.beliefs import Beliefs, layout_prior, own_flag_shown
 from tests.engine.game_helpers import Pieces, act, setup
 from tests.engine.test_random_games import choose_action
 
@@ -46,6 +46,21 @@ def test_layout_priors() -> None:
     assert "landmine" in ranks(beliefs, "1:52") and "flag" not in ranks(beliefs, "1:52")
     assert "flag" in ranks(beliefs, "1:62")
     assert 0 not in {g.seat for g in beliefs.pieces.values()}  # only enemy pieces
+
+
+def test_bombs_are_likeliest_right_behind_the_front_line() -> None:
+    """Rows 2 and 3, where a bomb meets the piece that has just taken one of the front row's;
+    none in the front row."""
+    variant = engine.get_variant("siguo")
+    board = variant.board
+
+    def bomb(station: str) -> float:
+        weights = layout_prior(variant, board.station(station))
+        return weights.get(Rank.BOMB, 0.0) / sum(weights.values())
+
+    assert bomb("1:11") == 0.0
+    assert bomb("1:21") > 2 * bomb("1:41") and bomb("1:35") > 2 * bomb("1:55")
+    assert bomb("1:41") > 0.0
 
 
 def test_a_piece_that_moved_is_no_mine_and_one_that_turned_is_an_engineer() -> None:

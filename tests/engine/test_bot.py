@@ -28,6 +28,7 @@ from engine.bot import (
     layout_strength,
     thinking_deadline,
 )
+from engine.deal import deal_luanzhan
 from engine.search import LOCKED, VALUE, defends_shown_flag
 from tests.engine.game_helpers import Pieces, act, setup
 from tests.engine.leaks import Knowledge, check_events, check_view
@@ -241,17 +242,6 @@ def test_an_enemy_further_away_calls_the_defenders_back_to_a_shown_flag(shown: b
     assert (("0:21", "0:51") in home) == shown
 
 
-@pytest.mark.parametrize("variant", ["siguo", "liangguo", "sanguo"])
-def test_bots_put_a_landmine_beside_their_flag_not_a_piece_that_could_move(variant: str) -> None:
-    for seed in range(20):
-        state = engine.new_game(variant, seed=seed)
-        action = choose_action(engine.view(state, 0), random.Random(seed))
-        assert action is not None
-        hqs = sorted(r for s, r in action["layout"].items() if s.endswith(("62", "64")))
-        assert hqs == ["flag", "landmine"]
-        assert engine.deployment_problems(variant, 0, action["layout"]) == []
-
-
 @pytest.mark.parametrize("variant", sorted(engine.VARIANTS))
 def test_a_bot_is_given_its_view_and_its_events_and_nothing_more(variant: str) -> None:
     """Every input of every bot, checked by the leak checker as it is handed over."""
@@ -451,6 +441,34 @@ def test_a_bots_layouts_are_legal_varied_and_guard_the_flag(variant: str) -> Non
     drafts = [engine.auto_layout(variant, 0, seed) for seed in range(20)]
     strength = sum(layout_strength(board, layout) for layout in chosen)
     assert strength > sum(layout_strength(board, layout) for layout in drafts) + 8
+
+
+@pytest.mark.parametrize("variant", ["siguo", "liangguo", "sanguo"])
+def test_a_bots_flag_is_shut_in_by_landmines(variant: str) -> None:
+    """Every station next to the flag holds a landmine (only an engineer or a bomb gets
+    through, even once the flag is shown); the other HQ, whose piece never moves, holds no
+    piece worth more than a 连长."""
+    board = engine.get_board(engine.get_variant(variant).board_key)
+    for seed in range(10):
+        layout = choose_layout(variant, 0, random.Random(seed))
+        flag = next(s for s, key in layout.items() if key.startswith("flag"))
+        assert {layout[s].split("/")[0] for s in board.neighbours(flag)} == {"landmine"}
+        other = next(s for s in layout if board.station(s).kind == "hq" and s != flag)
+        assert VALUE[layout[other].split("/")[0]] <= VALUE["captain"], layout[other]
+
+
+@pytest.mark.parametrize("deal", range(8))
+def test_a_dealt_hand_shuts_its_flag_in_as_far_as_its_landmines_go(deal: int) -> None:
+    """乱战: as many of the flags' sides hold landmines as the hand has landmines for, and the
+    layout stays legal."""
+    board = engine.get_board(engine.get_variant("luanzhan").board_key)
+    hand = [(engine.Rank.ENGINEER, 0), *deal_luanzhan(f"lz-{deal}").hands[0]]
+    layout = choose_layout("luanzhan", 0, random.Random(deal), [(r, None) for r, _ in hand])
+    assert engine.deployment_problems("luanzhan", 0, layout, hand=hand) == []
+    flags = [s for s, key in layout.items() if key.startswith("flag")]
+    sides = {n for f in flags for n in board.neighbours(f)}
+    mines = sum(1 for r, _ in hand if r == engine.Rank.LANDMINE)
+    assert sum(layout[s].startswith("landmine") for s in sides) == min(mines, len(sides))
 
 
 def test_fanqi_bots_hunt_to_a_win_rather_than_shuffle_to_a_draw() -> None:
