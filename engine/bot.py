@@ -34,8 +34,9 @@ from engine.variants import get_variant
 class Level:
     """How a level thinks: ``noise`` added to every move's score; ``samples`` guessed positions
     searched per move at least (0: a one-move look-ahead only), ``rounds`` of the other seats'
-    answers in each, and ``width`` quiet moves searched beside every capture; ``budget``: the
-    seconds a move may take at a table, spent on more guessed positions (``most`` at most)."""
+    answers in each, and ``width`` quiet moves searched beside every capture (the best by the
+    quick score; ``EVERY_MOVE``: all of them); ``budget``: the seconds a move may take at a
+    table, spent on more guessed positions (``most`` at most)."""
 
     noise: float
     samples: int
@@ -45,10 +46,12 @@ class Level:
     most: int = 0
 
 
+EVERY_MOVE = 1 << 30  # a width that searches every quiet move: a step back out of reach too
+
 LEVEL = {
     "easy": Level(noise=6.0, samples=0, rounds=0, width=0),
     "normal": Level(noise=0.5, samples=8, rounds=1, width=10, budget=0.5, most=400),
-    "hard": Level(noise=0.2, samples=16, rounds=2, width=16, budget=2.5, most=1500),
+    "hard": Level(noise=0.2, samples=32, rounds=2, width=EVERY_MOVE, budget=2.5, most=1500),
 }
 CLOCK_MARGIN = 2.0  # seconds of the move clock a bot leaves unused (transport, its pause)
 LEVELS = tuple(LEVEL)

@@ -518,3 +518,34 @@ def test_a_shown_flag_is_defended_harder_with_the_standard_armies_only(variant: 
     view = engine.view(setup(variant, pieces), 0)
     assert own_flag_shown(view)
     assert defends_shown_flag(view) == (variant == "liangguo")
+
+
+@pytest.mark.parametrize("level", ["normal", "hard"])
+def test_the_hard_bot_weighs_every_move_the_normal_one_its_likeliest(
+    level: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A step back out of reach heads nowhere, so it scores low before the search: a bot that
+    searches only its best quiet moves never weighs it. Level hard searches every legal move;
+    normal its captures and its 10 best quiet moves."""
+    searched: list[tuple[str, str]] = []
+
+    def record(view: Any, guesses: Any, rng: Any, candidates: Any, *rest: Any) -> Any:
+        searched.extend(candidates)
+        return dict.fromkeys(candidates, 0.0)
+
+    monkeypatch.setattr("engine.bot.expected_gains", record)
+    pieces: Pieces = {
+        "0:62": (0, "flag"),
+        "0:11": (0, "colonel"),
+        "0:13": (0, "major"),
+        "0:15": (0, "captain"),
+        "0:55": (0, "engineer"),
+        "1:62": (1, "flag"),
+        "1:13": (1, "major"),
+        **RESERVE,
+    }
+    view = engine.view(setup("liangguo", pieces), 0)
+    moves = {(o, t) for o, targets in view["legal_moves"].items() for t in targets}
+    assert len(moves) > LEVEL["normal"].width + 10
+    choose_action(view, random.Random(1), level=level)
+    assert (set(searched) == moves) == (level == "hard")
