@@ -214,21 +214,22 @@ def lock_the_flag(
         if not deployment_problems(variant, seat, swapped, hand=hand, banker=banker):
             out.update(swapped)
 
+    def spare() -> list[str]:  # the landmines not yet beside the flag
+        return [s for s in out if rank(s) == Rank.LANDMINE and s not in sides]
+
     flags = [s for s in out if rank(s) == Rank.FLAG]
     sides = sorted({n for f in flags for n in board.neighbours(f) if n in out})
     for side in sides:
-        spare = [s for s in out if rank(s) == Rank.LANDMINE and s not in sides]
-        if rank(side) != Rank.LANDMINE and spare:
-            swap(side, spare[0])
+        if rank(side) != Rank.LANDMINE and spare():
+            swap(side, spare()[0])
     hqs = [s for s in out if board.station(s).kind == "hq" and rank(s) not in IMMOBILE_RANKS]
     for hq in hqs:
-        spare = [s for s in out if rank(s) == Rank.LANDMINE and s not in sides]
         cheap = sorted(
             (s for s in out if board.station(s).kind != "hq" and rank(s) not in IMMOBILE_RANKS),
             key=lambda s: VALUE[rank(s)],
         )
-        if spare or cheap:
-            swap(hq, (spare or cheap)[0])
+        if spare() or cheap:
+            swap(hq, (spare() or cheap)[0])
     return out
 
 
