@@ -6,8 +6,9 @@ Before play they take sensible defaults (picks, bids by hand strength) and stron
 their own (``choose_layout``). In play every legal move gets a quick score (progress, a lean
 towards fights, flag defence, no undoing, no needless engineer turns); the fights, the steps
 back towards its flag while an enemy is near it and the best quiet moves are then searched on
-positions guessed from the beliefs (``engine.search``). Levels differ in noise, samples, depth,
-width and thinking time (``LEVEL``, ``thinking_deadline``).
+positions guessed from the beliefs (``engine.search``), by level hard in two stages (its best
+candidates weighed again on fresh guesses). Levels differ in noise, samples, depth, width, stages
+and thinking time (``LEVEL``, ``thinking_deadline``).
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from engine.deployment import auto_layout, deployment_problems, split_key
 from engine.movement import legal_moves
 from engine.pieces import IMMOBILE_RANKS, Rank
 from engine.position import Position
-from engine.search import LOCKED, VALUE, defends_shown_flag, expected_gains, searchable
+from engine.search import LOCKED, VALUE, Move, defends_shown_flag, expected_gains, searchable
 from engine.variants import get_variant
 
 
@@ -36,7 +37,9 @@ class Level:
     searched per move at least (0: a one-move look-ahead only), ``rounds`` of the other seats'
     answers in each, and ``width`` quiet moves searched beside every capture (the best by the
     quick score; ``EVERY_MOVE``: all of them); ``budget``: the seconds a move may take at a
-    table, spent on more guessed positions (``most`` at most)."""
+    table, spent on more guessed positions (``most`` at most). With ``finalists``, the search
+    runs in two stages: every candidate on ``samples`` positions, then the ``finalists`` best of
+    them weighed again, on fresh positions, for the rest of the budget (0: one stage)."""
 
     noise: float
     samples: int
@@ -44,6 +47,7 @@ class Level:
     width: int
     budget: float = 0.0
     most: int = 0
+    finalists: int = 0
 
 
 EVERY_MOVE = 1 << 30  # a width that searches every quiet move: a step back out of reach too
@@ -51,7 +55,9 @@ EVERY_MOVE = 1 << 30  # a width that searches every quiet move: a step back out 
 LEVEL = {
     "easy": Level(noise=6.0, samples=0, rounds=0, width=0),
     "normal": Level(noise=0.5, samples=8, rounds=1, width=10, budget=0.5, most=400),
-    "hard": Level(noise=0.2, samples=32, rounds=2, width=EVERY_MOVE, budget=2.5, most=1500),
+    "hard": Level(
+        noise=0.2, samples=32, rounds=2, width=EVERY_MOVE, budget=2.5, most=1500, finalists=8
+    ),
 }
 CLOCK_MARGIN = 2.0  # seconds of the move clock a bot leaves unused (transport, its pause)
 LEVELS = tuple(LEVEL)
@@ -314,17 +320,25 @@ def choose_move(
         home = homeward(board, quiet, sides, pieces, enemies, hq_lock, near)
         best = [m for m in quiet[-settings.width :] if m[1] not in sides]
         candidates = list(dict.fromkeys(fights + guards + home[-HOME_WIDTH:] + best))
-        gains = expected_gains(
-            view,
-            guesses,
-            rng,
-            candidates,
-            settings.samples,
-            settings.rounds,
-            until,
-            settings.most,
-            proven,
-        )
+        finals = settings.finalists if 0 < settings.finalists < len(candidates) else 0
+
+        def search(moves: list[tuple[str, str]], deadline: float | None) -> dict[Move, float]:
+            return expected_gains(
+                view,
+                guesses,
+                rng,
+                moves,
+                settings.samples,
+                settings.rounds,
+                deadline,
+                settings.most,
+                proven,
+            )
+
+        gains = search(candidates, None if finals else until)
+        if finals:  # the best weighed again on fresh guesses: a lucky first estimate wins nothing
+            candidates = sorted(candidates, key=lambda m: quick[m] + gains[m])[-finals:]
+            gains = search(candidates, until)
         return max(candidates, key=lambda m: quick[m] + gains[m])
     for origin, target in fights:
         locked = hq_lock and board.station(target).kind == "hq"

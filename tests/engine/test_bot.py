@@ -549,3 +549,40 @@ def test_the_hard_bot_weighs_every_move_the_normal_one_its_likeliest(
     assert len(moves) > LEVEL["normal"].width + 10
     choose_action(view, random.Random(1), level=level)
     assert (set(searched) == moves) == (level == "hard")
+
+
+def test_the_hard_bot_decides_among_its_finalists_on_fresh_guesses(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Level hard screens every candidate on its first guessed positions, then weighs its best
+    ``finalists`` again on fresh ones for the rest of its time, and decides by those: a move that
+    looked best at first only by luck does not win on it."""
+    calls: list[tuple[list[tuple[str, str]], float | None]] = []
+    finalists = LEVEL["hard"].finalists
+
+    def search(view: Any, guesses: Any, rng: Any, candidates: Any, *rest: Any) -> Any:
+        calls.append((list(candidates), rest[2]))
+        screened = calls[0][0]  # each move worth far more than the one before it, at first
+        worth = {m: 100.0 * screened.index(m) for m in candidates}
+        return worth if len(calls) == 1 else worth | {screened[-1]: -1e6}  # then the best fails
+
+    monkeypatch.setattr("engine.bot.expected_gains", search)
+    pieces: Pieces = {
+        "0:62": (0, "flag"),
+        "0:11": (0, "colonel"),
+        "0:13": (0, "major"),
+        "0:15": (0, "captain"),
+        "0:55": (0, "engineer"),
+        "1:62": (1, "flag"),
+        "1:13": (1, "major"),
+        **RESERVE,
+    }
+    view = engine.view(setup("liangguo", pieces), 0)
+    until = time.time() + 60
+    action = choose_action(view, random.Random(1), level="hard", until=until)
+    assert action is not None
+    (screened, first_until), (finals, final_until) = calls
+    assert len(screened) > finalists
+    assert (first_until, final_until) == (None, until)  # the time goes to the finalists
+    assert sorted(finals) == sorted(screened[-finalists:])
+    assert (action["origin"], action["target"]) == screened[-2]
