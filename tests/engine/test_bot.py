@@ -38,6 +38,17 @@ GAMES = 200  # seeded games per variant with the quick (easy) bots, in the soak 
 SEARCHED = {"normal": soak(1, 3), "hard": 1}  # seeded games per variant with a searching bot
 # three more pieces of seat 0 that can move, far from the action: no seat of ours is short of them
 RESERVE: Pieces = {"0:21": (0, "colonel"), "0:23": (0, "colonel"), "0:25": (0, "colonel")}
+# a 二人 position where seat 0 has many more quiet moves than the normal bot searches
+MANY_MOVES: Pieces = {
+    "0:62": (0, "flag"),
+    "0:11": (0, "colonel"),
+    "0:13": (0, "major"),
+    "0:15": (0, "captain"),
+    "0:55": (0, "engineer"),
+    "1:62": (1, "flag"),
+    "1:13": (1, "major"),
+    **RESERVE,
+}
 
 
 def bots(variant: str, levels: list[str]) -> dict[int, Bot]:
@@ -534,17 +545,7 @@ def test_the_hard_bot_weighs_every_move_the_normal_one_its_likeliest(
         return dict.fromkeys(candidates, 0.0)
 
     monkeypatch.setattr("engine.bot.expected_gains", record)
-    pieces: Pieces = {
-        "0:62": (0, "flag"),
-        "0:11": (0, "colonel"),
-        "0:13": (0, "major"),
-        "0:15": (0, "captain"),
-        "0:55": (0, "engineer"),
-        "1:62": (1, "flag"),
-        "1:13": (1, "major"),
-        **RESERVE,
-    }
-    view = engine.view(setup("liangguo", pieces), 0)
+    view = engine.view(setup("liangguo", MANY_MOVES), 0)
     moves = {(o, t) for o, targets in view["legal_moves"].items() for t in targets}
     assert len(moves) > LEVEL["normal"].width + 10
     choose_action(view, random.Random(1), level=level)
@@ -567,17 +568,7 @@ def test_the_hard_bot_decides_among_its_finalists_on_fresh_guesses(
         return worth if len(calls) == 1 else worth | {screened[-1]: -1e6}  # then the best fails
 
     monkeypatch.setattr("engine.bot.expected_gains", search)
-    pieces: Pieces = {
-        "0:62": (0, "flag"),
-        "0:11": (0, "colonel"),
-        "0:13": (0, "major"),
-        "0:15": (0, "captain"),
-        "0:55": (0, "engineer"),
-        "1:62": (1, "flag"),
-        "1:13": (1, "major"),
-        **RESERVE,
-    }
-    view = engine.view(setup("liangguo", pieces), 0)
+    view = engine.view(setup("liangguo", MANY_MOVES), 0)
     until = time.time() + 60
     action = choose_action(view, random.Random(1), level="hard", until=until)
     assert action is not None
