@@ -14,6 +14,7 @@ and thinking time (``LEVEL``, ``thinking_deadline``).
 from __future__ import annotations
 
 import random
+import time
 from collections import deque
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
@@ -38,8 +39,9 @@ class Level:
     answers in each, and ``width`` quiet moves searched beside every capture (the best by the
     quick score; ``EVERY_MOVE``: all of them); ``budget``: the seconds a move may take at a
     table, spent on more guessed positions (``most`` at most). With ``finalists``, the search
-    runs in two stages: every candidate on ``samples`` positions, then the ``finalists`` best of
-    them weighed again, on fresh positions, for the rest of the budget (0: one stage)."""
+    runs in two stages: every candidate on ``samples`` positions (on a clock: as many of them as
+    ``FIRST_STAGE`` of the time allows, ``FIRST_STAGE_LEAST`` at least), then the ``finalists``
+    best of them weighed again, on fresh positions, for the rest of the time (0: one stage)."""
 
     noise: float
     samples: int
@@ -59,6 +61,8 @@ LEVEL = {
         noise=0.2, samples=32, rounds=2, width=EVERY_MOVE, budget=2.5, most=1500, finalists=8
     ),
 }
+FIRST_STAGE = 0.4  # the share of its time a two-stage search may spend on its first stage...
+FIRST_STAGE_LEAST = 8  # ...and the positions its first stage takes even when that share is spent
 CLOCK_MARGIN = 2.0  # seconds of the move clock a bot leaves unused (transport, its pause)
 LEVELS = tuple(LEVEL)
 AGGRESSION = 0.8  # a fight's worth beyond its expected gain
@@ -322,23 +326,17 @@ def choose_move(
         candidates = list(dict.fromkeys(fights + guards + home[-HOME_WIDTH:] + best))
         finals = settings.finalists if 0 < settings.finalists < len(candidates) else 0
 
-        def search(moves: list[tuple[str, str]], deadline: float | None) -> dict[Move, float]:
+        def search(
+            moves: list[tuple[str, str]], least: int, deadline: float | None, most: int
+        ) -> dict[Move, float]:
             return expected_gains(
-                view,
-                guesses,
-                rng,
-                moves,
-                settings.samples,
-                settings.rounds,
-                deadline,
-                settings.most,
-                proven,
+                view, guesses, rng, moves, least, settings.rounds, deadline, most, proven
             )
 
-        gains = search(candidates, None if finals else until)
         if finals:  # the best weighed again on fresh guesses: a lucky first estimate wins nothing
+            gains = search(candidates, *first_stage(settings, until))
             candidates = sorted(candidates, key=lambda m: quick[m] + gains[m])[-finals:]
-            gains = search(candidates, until)
+        gains = search(candidates, settings.samples, until, settings.most)
         return max(candidates, key=lambda m: quick[m] + gains[m])
     for origin, target in fights:
         locked = hq_lock and board.station(target).kind == "hq"
@@ -346,6 +344,18 @@ def choose_move(
             pieces[origin].get("rank"), pieces[target].get("rank"), guesses.get(target), locked
         )
     return max(quick, key=quick.__getitem__)
+
+
+def first_stage(settings: Level, until: float | None) -> tuple[int, float | None, int]:
+    """A two-stage search's first stage: the positions it takes at least, until when it may go
+    on, and the positions it takes at most. Without a clock, the level's fixed samples; on one,
+    up to as many in ``FIRST_STAGE`` of the time left, so that a short clock still leaves time
+    for the finalists."""
+    if until is None:
+        return settings.samples, None, settings.samples
+    now = time.time()
+    least = min(settings.samples, FIRST_STAGE_LEAST)
+    return least, now + FIRST_STAGE * max(0.0, until - now), settings.samples
 
 
 class Hunt:

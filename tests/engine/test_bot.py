@@ -14,6 +14,8 @@ from engine.arena import Bot, play
 from engine.beliefs import Beliefs, own_flag_shown
 from engine.bot import (
     CLOCK_MARGIN,
+    FIRST_STAGE,
+    FIRST_STAGE_LEAST,
     HUNT,
     LEVEL,
     NEAR_FLAG,
@@ -24,6 +26,7 @@ from engine.bot import (
     choose_layout,
     distance,
     enemy_flags,
+    first_stage,
     homeward,
     layout_strength,
     thinking_deadline,
@@ -555,25 +558,36 @@ def test_the_hard_bot_weighs_every_move_the_normal_one_its_likeliest(
 def test_the_hard_bot_decides_among_its_finalists_on_fresh_guesses(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """Level hard screens every candidate on its first guessed positions, then weighs its best
-    ``finalists`` again on fresh ones for the rest of its time, and decides by those: a move that
-    looked best at first only by luck does not win on it."""
-    calls: list[tuple[list[tuple[str, str]], float | None]] = []
-    finalists = LEVEL["hard"].finalists
+    """Level hard screens every candidate on its first guessed positions, in at most
+    ``FIRST_STAGE`` of its time, then weighs its best ``finalists`` again on fresh ones for the
+    rest of it, and decides by those: a move that looked best at first only by luck does not win
+    on it."""
+    calls: list[tuple[list[tuple[str, str]], tuple[Any, ...]]] = []
+    hard = LEVEL["hard"]
 
     def search(view: Any, guesses: Any, rng: Any, candidates: Any, *rest: Any) -> Any:
-        calls.append((list(candidates), rest[2]))
+        calls.append((list(candidates), rest[:4]))  # samples, rounds, until, most
         screened = calls[0][0]  # each move worth far more than the one before it, at first
         worth = {m: 100.0 * screened.index(m) for m in candidates}
         return worth if len(calls) == 1 else worth | {screened[-1]: -1e6}  # then the best fails
 
     monkeypatch.setattr("engine.bot.expected_gains", search)
     view = engine.view(setup("liangguo", MANY_MOVES), 0)
-    until = time.time() + 60
+    asked = time.time()
+    until = asked + 60
     action = choose_action(view, random.Random(1), level="hard", until=until)
     assert action is not None
-    (screened, first_until), (finals, final_until) = calls
-    assert len(screened) > finalists
-    assert (first_until, final_until) == (None, until)  # the time goes to the finalists
-    assert sorted(finals) == sorted(screened[-finalists:])
+    (screened, (least, _, first_until, first_most)), (finals, final) = calls
+    assert len(screened) > hard.finalists
+    assert (least, first_most) == (FIRST_STAGE_LEAST, hard.samples)
+    assert asked < first_until <= time.time() + FIRST_STAGE * 60  # the rest goes to the finalists
+    assert final == (hard.samples, hard.rounds, until, hard.most)
+    assert sorted(finals) == sorted(screened[-hard.finalists :])
     assert (action["origin"], action["target"]) == screened[-2]
+
+
+def test_without_a_clock_the_first_stage_takes_the_fixed_samples() -> None:
+    """Off the clock (the gate's fixed samples) a two-stage search screens on exactly the level's
+    samples, so the same seed plays the same game."""
+    hard = LEVEL["hard"]
+    assert first_stage(hard, None) == (hard.samples, None, hard.samples)
