@@ -7,8 +7,8 @@ their own (``choose_layout``). In play every legal move gets a quick score (prog
 towards fights, flag defence, no undoing, no needless engineer turns); the fights, the steps
 back towards its flag while an enemy is near it and the best quiet moves are then searched on
 positions guessed from the beliefs (``engine.search``), by level hard in two stages (its best
-candidates weighed again on fresh guesses). Levels differ in noise, samples, depth, width, stages
-and thinking time (``LEVEL``, ``thinking_deadline``).
+candidates weighed again on fresh guesses). Levels differ in noise, samples, depth, width, stages,
+the risk they take and thinking time (``LEVEL``, ``thinking_deadline``).
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ import time
 from collections import deque
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, partial
 from typing import Any
 
 from engine.beliefs import flags_known, straight
@@ -28,7 +28,7 @@ from engine.deployment import auto_layout, deployment_problems, split_key
 from engine.movement import legal_moves
 from engine.pieces import IMMOBILE_RANKS, Rank
 from engine.position import Position
-from engine.search import LOCKED, VALUE, Move, defends_shown_flag, expected_gains, searchable
+from engine.search import LOCKED, RISK, VALUE, defends_shown_flag, expected_gains, searchable
 from engine.variants import get_variant
 
 
@@ -41,7 +41,8 @@ class Level:
     table, spent on more guessed positions (``most`` at most). With ``finalists``, the search
     runs in two stages: every candidate on ``samples`` positions (on a clock: as many of them as
     ``FIRST_STAGE`` of the time allows, ``FIRST_STAGE_LEAST`` at least), then the ``finalists``
-    best of them weighed again, on fresh positions, for the rest of the time (0: one stage)."""
+    best of them weighed again, on fresh positions, for the rest of the time (0: one stage).
+    ``risk``: what a standard deviation of a move's worth over the positions costs it."""
 
     noise: float
     samples: int
@@ -50,6 +51,7 @@ class Level:
     budget: float = 0.0
     most: int = 0
     finalists: int = 0
+    risk: float = RISK
 
 
 EVERY_MOVE = 1 << 30  # a width that searches every quiet move: a step back out of reach too
@@ -58,7 +60,14 @@ LEVEL = {
     "easy": Level(noise=6.0, samples=0, rounds=0, width=0),
     "normal": Level(noise=0.5, samples=8, rounds=1, width=10, budget=0.5, most=400),
     "hard": Level(
-        noise=0.2, samples=32, rounds=2, width=EVERY_MOVE, budget=2.5, most=1500, finalists=8
+        noise=0.2,
+        samples=32,
+        rounds=2,
+        width=EVERY_MOVE,
+        budget=2.5,
+        most=1500,
+        finalists=8,
+        risk=RISK / 2,  # sharp means on many positions; two rounds spread a fight wider
     ),
 }
 FIRST_STAGE = 0.4  # the share of its time a two-stage search may spend on its first stage...
@@ -326,17 +335,20 @@ def choose_move(
         candidates = list(dict.fromkeys(fights + guards + home[-HOME_WIDTH:] + best))
         finals = settings.finalists if 0 < settings.finalists < len(candidates) else 0
 
-        def search(
-            moves: list[tuple[str, str]], least: int, deadline: float | None, most: int
-        ) -> dict[Move, float]:
-            return expected_gains(
-                view, guesses, rng, moves, least, settings.rounds, deadline, most, proven
-            )
-
+        search = partial(
+            expected_gains,
+            view,
+            guesses,
+            rng,
+            rounds=settings.rounds,
+            proven=proven,
+            risk=settings.risk,
+        )
         if finals:  # the best weighed again on fresh guesses: a lucky first estimate wins nothing
-            gains = search(candidates, *first_stage(settings, until))
+            least, deadline, most = first_stage(settings, until)
+            gains = search(candidates, least, until=deadline, most=most)
             candidates = sorted(candidates, key=lambda m: quick[m] + gains[m])[-finals:]
-        gains = search(candidates, settings.samples, until, settings.most)
+        gains = search(candidates, settings.samples, until=until, most=settings.most)
         return max(candidates, key=lambda m: quick[m] + gains[m])
     for origin, target in fights:
         locked = hq_lock and board.station(target).kind == "hq"

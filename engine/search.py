@@ -6,9 +6,10 @@ piece a rank by its probability, an army's stock of each rank respected), plays 
 move on each of them, lets the other seats answer with their best capture (``rounds`` times round
 the table; a capture the other side would take back at once, for more than it wins, is not the
 best), and scores the result by material. A candidate's worth is the mean over the samples
-minus ``RISK`` times their spread: a move that is fine on average but ruinous on some guesses
-(walking the 司令 next to a piece that may be a bomb) is marked down. It is an anytime search:
-``samples`` positions at least, then more while its time lasts (``until``).
+minus ``risk`` (``RISK`` but by level) times their spread: a move that is fine on average but
+ruinous on some guesses (walking the 司令 next to a piece that may be a bomb) is marked down.
+It is an anytime search: ``samples`` positions at least, then more while its time lasts
+(``until``).
 
 The answering seats see the sampled ranks, which real players do not; so an enemy's answer counts
 only ``ENEMY_SIGHT`` of its effect, but in full on a piece of ours that won a fight (the winner of
@@ -61,7 +62,7 @@ VALUE: Mapping[str, float] = {
     "flag": 100,
     "fortress": 3,
 }
-RISK = 0.3  # cost of one standard deviation of a move's worth over the samples
+RISK = 0.3  # cost of one standard deviation of a move's worth over the samples (by default)
 ENEMY_SIGHT = 0.6  # how much of an enemy's best (sampled, all-seeing) answer to expect
 LATER = 0.8  # how much of our side's later answers to count: a gain now beats one later
 EXPOSED = 12.0  # cost of an enemy piece standing next to one of our flags
@@ -169,8 +170,9 @@ def expected_gains(
     until: float | None = None,
     most: int = 1000,
     proven: Collection[str] = (),
+    risk: float = RISK,
 ) -> dict[Move, float]:
-    """Each candidate move's worth to the viewer's team: mean minus ``RISK`` times spread, over
+    """Each candidate move's worth to the viewer's team: mean minus ``risk`` times spread, over
     ``samples`` guessed positions, of the material change after the move and ``rounds`` rounds of
     the other seats' best captures (see the module text). With ``until`` (a ``time.time()``
     instant) it is an anytime search: after ``samples`` it goes on drawing positions, up to
@@ -207,7 +209,7 @@ def expected_gains(
             worths[move].append(
                 worth - (game.danger(after) - PRESS * game.pressure(after) - before)
             )
-    return {m: _mean(w) - RISK * _spread(w) for m, w in worths.items()}
+    return {m: _mean(w) - risk * _spread(w) for m, w in worths.items()}
 
 
 def defends_shown_flag(view: Mapping[str, Any]) -> bool:

@@ -543,7 +543,7 @@ def test_the_hard_bot_weighs_every_move_the_normal_one_its_likeliest(
     normal its captures and its 10 best quiet moves."""
     searched: list[tuple[str, str]] = []
 
-    def record(view: Any, guesses: Any, rng: Any, candidates: Any, *rest: Any) -> Any:
+    def record(view: Any, guesses: Any, rng: Any, candidates: Any, *rest: Any, **kw: Any) -> Any:
         searched.extend(candidates)
         return dict.fromkeys(candidates, 0.0)
 
@@ -565,8 +565,9 @@ def test_the_hard_bot_decides_among_its_finalists_on_fresh_guesses(
     calls: list[tuple[list[tuple[str, str]], tuple[Any, ...]]] = []
     hard = LEVEL["hard"]
 
-    def search(view: Any, guesses: Any, rng: Any, candidates: Any, *rest: Any) -> Any:
-        calls.append((list(candidates), rest[:4]))  # samples, rounds, until, most
+    def search(view: Any, guesses: Any, rng: Any, candidates: Any, samples: int, **kw: Any) -> Any:
+        calls.append((list(candidates), (samples, kw["rounds"], kw["until"], kw["most"])))
+        assert kw["risk"] == hard.risk
         screened = calls[0][0]  # each move worth far more than the one before it, at first
         worth = {m: 100.0 * screened.index(m) for m in candidates}
         return worth if len(calls) == 1 else worth | {screened[-1]: -1e6}  # then the best fails

@@ -23,6 +23,7 @@ from engine.search import (
     PRESS,
     PRESS_FAR,
     REACH,
+    RISK,
     SHOWN,
     STRANDED,
     VALUE,
@@ -82,6 +83,22 @@ def test_a_sure_capture_is_worth_the_piece_taken() -> None:
     view = engine.view(setup("liangguo", pieces, information="open"), 0)
     gains = expected_gains(view, {}, random.Random(1), [("0:51", "1:15")], samples=4)
     assert gains == {("0:51", "1:15"): VALUE["captain"]}
+
+
+def test_a_gamble_costs_its_spread_times_the_risk_taken() -> None:
+    """A move that wins on some guesses and loses on others is worth its mean less ``risk``
+    times its spread: the bolder the level (hard takes half the risk), the more it is worth."""
+    pieces: Pieces = {"0:62": (0, "flag"), "0:51": (0, "general"), "1:62": (1, "flag")}
+    pieces.update({"1:15": (1, "captain"), "1:14": (1, "major"), **RESERVE})
+    view = engine.view(setup("liangguo", pieces), 0)
+    guesses = {"1:15": {"captain": 0.5, "bomb": 0.5}}
+    move = ("0:51", "1:15")
+    worth = {
+        risk: expected_gains(view, guesses, random.Random(1), [move], 40, risk=risk)[move]
+        for risk in (0.0, RISK / 2, RISK)
+    }
+    assert worth[0.0] > worth[RISK / 2] > worth[RISK]
+    assert worth[RISK / 2] == pytest.approx((worth[0.0] + worth[RISK]) / 2)
 
 
 def test_a_piece_that_will_be_taken_back_is_marked_down() -> None:
