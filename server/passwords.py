@@ -32,7 +32,7 @@ DUMMY_HASH = (
     "GqGSyBOc1zvReXIy5Oiqq0FUe9ZYHN8PEJteyeGivbw"
 )
 COMMON_FILE = Path(__file__).with_name("common_passwords.txt")
-NICENESS = 10  # of the hashing threads (the event loop's is the process's, usually 0)
+NICENESS = 10  # how much nicer the hashing threads are than the event loop (even a nice server's)
 
 
 class Passwords:
@@ -79,7 +79,10 @@ def _lower_priority() -> None:
     it is left as it is): under a flood of logins the sockets stay prompt, and logins wait."""
     if sys.platform.startswith("linux"):
         with contextlib.suppress(OSError):
-            os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), NICENESS)
+            me = threading.get_native_id()  # its nice value is the loop's, where it was made
+            os.setpriority(
+                os.PRIO_PROCESS, me, min(19, os.getpriority(os.PRIO_PROCESS, me) + NICENESS)
+            )
 
 
 @cache
