@@ -34,7 +34,7 @@ from server.config import Settings
 from server.db import alembic_config
 from server.models import Token, User
 from server.names import NameRefused, check_new_name, name_key, skeleton
-from server.passwords import DUMMY_HASH, Passwords, common_passwords
+from server.passwords import DUMMY_HASH, NICENESS, Passwords, common_passwords
 from server.realtime import Connection
 from tests.live import free_port, redis_database
 from tests.server.conftest import make_settings, register
@@ -135,6 +135,27 @@ def test_the_suite_hashes_at_the_test_cost_and_a_server_says_so(
         assert argon2.extract_parameters(passwords.dummy).memory_cost == 8
         assert argon2.extract_parameters(passwords.hasher.hash("pw")).time_cost == 1
     assert "hashed at the test cost" in caplog.text
+
+
+def test_hashing_threads_stay_nicer_than_a_server_started_nice() -> None:
+    """A server run under ``nice`` keeps its hashing threads ``NICENESS`` below its event loop
+    (the threads take the nice value of the thread that makes them), not at ``NICENESS``."""
+    seen: list[tuple[int, int]] = []
+
+    def niceness() -> int:
+        return os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+
+    def nice_server() -> None:  # in a thread of its own: the test's thread keeps its priority
+        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), min(19, niceness() + 5))
+        passwords = Passwords(1)
+        seen.append((niceness(), passwords.pool.submit(niceness).result()))
+        passwords.close()
+
+    server = threading.Thread(target=nice_server)
+    server.start()
+    server.join()
+    loop, hashing = seen[0]
+    assert loop >= 5 and hashing == min(19, loop + NICENESS)
 
 
 def test_hashing_leaves_the_event_loop_free() -> None:
