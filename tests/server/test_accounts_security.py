@@ -137,13 +137,15 @@ def test_the_suite_hashes_at_the_test_cost_and_a_server_says_so(
     assert "hashed at the test cost" in caplog.text
 
 
+def niceness() -> int:
+    """The calling thread's nice value (Linux gives each thread its own)."""
+    return os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+
+
 def test_hashing_threads_stay_nicer_than_a_server_started_nice() -> None:
     """A server run under ``nice`` keeps its hashing threads ``NICENESS`` below its event loop
     (the threads take the nice value of the thread that makes them), not at ``NICENESS``."""
     seen: list[tuple[int, int]] = []
-
-    def niceness() -> int:
-        return os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
 
     def nice_server() -> None:  # in a thread of its own: the test's thread keeps its priority
         os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), min(19, niceness() + 5))
@@ -172,9 +174,6 @@ def test_hashing_leaves_the_event_loop_free() -> None:
                 now = time.perf_counter()
                 gaps.append(now - last)
                 last = now
-
-        def niceness() -> int:
-            return os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
 
         loop = asyncio.get_running_loop()
         # the hashing threads yield the core to the loop whenever it wants it
