@@ -538,7 +538,8 @@ class Session:
             self.connect(flaky)
             self.send(flaky, {"type": "open", "table": self.table, "since": flaky.last_seq})
         # a person goes away just after a move of theirs (it is played all the same) and is
-        # back two moves later, or after a second (三打一 pauses while a player is away)
+        # back two moves later, or after a second (三打一 pauses while a player is away), once
+        # there is something to resync
         player = self.players[0]
         if player.ws is not None and moves is not None and moves >= 10:
             just_moved = player.snapshot is not None and player.acted == player.snapshot["version"]
@@ -546,11 +547,14 @@ class Session:
                 self.disconnect(player)
                 player.left_in, player.back_at = game_id, now + 1.0
                 player.back_moves = moves + 2
-        elif player.ws is None and (
-            moves is None or moves >= player.back_moves or now >= player.back_at
-        ):
-            self.connect(player)
-            self.send(player, {"type": "open", "table": self.table, "since": player.last_seq})
+        elif player.ws is None:
+            due = moves is None or moves >= player.back_moves or now >= player.back_at
+            # and once it has missed an event: its old socket may have taken in the moves it
+            # was away for before it closed, and a resync with nothing in it tests nothing
+            missed = self.watcher.last_seq > player.last_seq or now >= player.back_at + 10
+            if due and missed:
+                self.connect(player)
+                self.send(player, {"type": "open", "table": self.table, "since": player.last_seq})
         talker = self.players[-1]
         if (
             moves is not None
