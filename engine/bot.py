@@ -67,7 +67,7 @@ LEVEL = {
         budget=2.5,
         most=1500,
         finalists=8,
-        risk=RISK / 2,  # sharp means on many positions; two rounds spread a fight wider
+        risk=RISK / 3,  # sharp means on many positions; two rounds spread a fight wider
     ),
 }
 FIRST_STAGE = 0.4  # the share of its time a two-stage search may spend on its first stage...
