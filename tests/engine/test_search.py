@@ -87,7 +87,7 @@ def test_a_sure_capture_is_worth_the_piece_taken() -> None:
 
 def test_a_gamble_costs_its_spread_times_the_risk_taken() -> None:
     """A move that wins on some guesses and loses on others is worth its mean less ``risk``
-    times its spread: the bolder the level (hard takes a third of the risk), the more it is worth."""
+    times its spread: the bolder the level (hard takes a third), the more it is worth."""
     pieces: Pieces = {"0:62": (0, "flag"), "0:51": (0, "general"), "1:62": (1, "flag")}
     pieces.update({"1:15": (1, "captain"), "1:14": (1, "major"), **RESERVE})
     view = engine.view(setup("liangguo", pieces), 0)
