@@ -538,8 +538,7 @@ class Session:
             self.connect(flaky)
             self.send(flaky, {"type": "open", "table": self.table, "since": flaky.last_seq})
         # a person goes away just after a move of theirs (it is played all the same) and is
-        # back two moves later, or after a second (三打一 pauses while a player is away), once
-        # there is something to resync
+        # back two moves later, or after a second (三打一 pauses while a player is away)
         player = self.players[0]
         if player.ws is not None and moves is not None and moves >= 10:
             just_moved = player.snapshot is not None and player.acted == player.snapshot["version"]
@@ -549,8 +548,8 @@ class Session:
                 player.back_moves = moves + 2
         elif player.ws is None:
             due = moves is None or moves >= player.back_moves or now >= player.back_at
-            # and once it has missed an event: its old socket may have taken in the moves it
-            # was away for before it closed, and a resync with nothing in it tests nothing
+            # once it has missed an event (or ten seconds on): its old socket may have taken in
+            # the moves it was away for before it closed, and an empty resync tests nothing
             missed = self.watcher.last_seq > player.last_seq or now >= player.back_at + 10
             if due and missed:
                 self.connect(player)
