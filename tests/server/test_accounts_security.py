@@ -177,7 +177,8 @@ def test_hashing_leaves_the_event_loop_free() -> None:
 
         loop = asyncio.get_running_loop()
         # the hashing threads yield the core to the loop whenever it wants it
-        assert await loop.run_in_executor(passwords.pool, niceness) == min(19, niceness() + NICENESS)
+        hashing = await loop.run_in_executor(passwords.pool, niceness)
+        assert hashing == min(19, niceness() + NICENESS)
         ticker = asyncio.create_task(tick())
         started = time.perf_counter()
         checks = [passwords.verify(hashed, p) for p in ("a password", "wrong", "wrong", "x" * 9)]
