@@ -75,6 +75,9 @@ class Settings(BaseSettings):
     chat_max_chars: int = 200
     chat_per_minute: int = 20
     sign_ins_per_minute: int = 30  # registrations, logins and guest entries per address
+    # an IPv6 client counts by its network of this prefix for every per-address rule
+    # (server.addresses): one /64 is one home or one server
+    ipv6_prefix: int = Field(default=64, ge=32, le=128)
     # login back-off per name (server.backoff): from the login_free_failures-th failed attempt
     # on, the next waits login_backoff_seconds, twice as long after each further one, at most
     # login_backoff_max_seconds
@@ -85,11 +88,17 @@ class Settings(BaseSettings):
     block_banned_addresses: bool = True  # no new guest or account from the address a user
     # who is banned signed in from, while the ban lasts
     password_threads: int = 2  # threads that hash and check passwords (argon2, ~0.25 s each)
+    # hashes and checks that may wait for a thread; more are refused at once (429, busy)
+    password_queue: int = 32
     # "standard": argon2-cffi's parameters (64 MiB, 3 passes); "test": the least argon2 allows,
     # ~1000 times cheaper, for test suites only (tests/conftest.py): the server warns at start
     password_cost: Literal["standard", "test"] = "standard"
     tables_per_minute: int = 10  # tables a user may create (play now included)
     tables_per_creator: int = 3  # tables a user may have open at once (play now apart)
+    tables_per_address: int = 3  # tables the users of one address may have open at once
+    # a table with no game on whose seated people are all one person (one account, or
+    # accounts of one address) closes after this long
+    lonely_table_seconds: float = 300.0
     idle_table_seconds: float = 120.0  # a table with nobody seated and no game on closes
     seat_grace_seconds: float = 30.0  # between games a player with no socket left stands up
     actions_per_10_seconds: int = 100  # game actions a user may send
@@ -100,6 +109,12 @@ class Settings(BaseSettings):
     # of the proxies whose X-Forwarded-For and -Proto are believed; empty: none, the address a
     # request comes from is the client's (SECURITY.md, "Proxy trust")
     heartbeat_seconds: float = 20.0
+    # an open socket's token, its user's role and bans are read again at least this often
+    rights_check_seconds: float = 60.0
+    # HTTP: a connection must send a request's headers within this; an idle kept-alive
+    # connection closes after keep_alive_seconds
+    header_timeout_seconds: float = 10.0
+    keep_alive_seconds: float = 5.0
     socket_auth_seconds: float = 5.0  # a socket's first message, auth, must come within this
     sockets_per_user: int = 8  # open at once by one user, counted in each process
     # a client that does not read is closed (4008) once this much waits for it

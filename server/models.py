@@ -93,6 +93,19 @@ class AuditEntry(Base):
     details: Mapped[str] = mapped_column(Text, default="{}")  # JSON
 
 
+class BanAddress(Base):
+    """An address a banned user signed in, or tried to, from: while the ban lasts no account
+    signs in from it, nor does an account last seen there (``server.accounts``)."""
+
+    __tablename__ = "ban_addresses"
+
+    user_id: Mapped[int] = mapped_column(
+        ForeignKey("users.id", ondelete="CASCADE"), primary_key=True
+    )
+    address: Mapped[str] = mapped_column(String(64), primary_key=True, index=True)
+    at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
 class Token(Base):
     """A login: the SHA-256 of an opaque bearer token, so that a stolen database holds none."""
 
@@ -136,6 +149,10 @@ class Room(Base):
     changed_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     # closed by an admin: no new table, its running games finish (None: open)
     closed_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    # the owner's name as the configuration gave it, and since when: an account registered
+    # after that is never made the owner (``server.lobby.load_rooms``)
+    owner_named: Mapped[str | None] = mapped_column(String(32))
+    owner_named_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
 
 
 class Game(Base):
@@ -155,6 +172,10 @@ class Game(Base):
     result: Mapped[str | None] = mapped_column(Text)  # engine.GameResult JSON
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    # the game's people (their user ids, sorted, comma-separated) and whether it moved points:
+    # points between the same accounts diminish within a day (``server.store``)
+    players_key: Mapped[str | None] = mapped_column(String(255), index=True)
+    rated: Mapped[bool | None] = mapped_column()
 
 
 class GameSeat(Base):

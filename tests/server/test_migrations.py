@@ -25,6 +25,7 @@ TABLES = {
     "escapes",
     "live_tables",
     "live_log",
+    "ban_addresses",
     "alembic_version",
 }
 
