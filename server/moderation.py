@@ -20,7 +20,8 @@ from server import outbound
 from server.broker import InMemoryBroker
 from server.config import RoomConfig
 from server.errors import TableError
-from server.models import AuditEntry, Game, Standing, User, aware
+from server.models import AuditEntry, Game, User, aware
+from server.store import Tally, add_to_standings
 
 if TYPE_CHECKING:
     from server.lobby import Lobby
@@ -214,12 +215,8 @@ async def penalize(
     session: AsyncSession, user: User, variant: str, points: int, actor: User, reason: str
 ) -> int:
     """Take ``points`` from ``user``'s standing in ``variant``; returns the points left."""
-    standing = await session.get(Standing, (user.id, variant))
-    if standing is None:
-        standing = Standing(user_id=user.id, variant=variant, points=0, wins=0, losses=0, draws=0)
-        session.add(standing)
-    before = standing.points
-    standing.points = before - points
+    # taken in SQL: a game of the user ending at the same instant counts too
+    left = (await add_to_standings(session, variant, {user.id: Tally(points=-points)}))[user.id]
     record(
         session,
         actor,
@@ -228,11 +225,11 @@ async def penalize(
         reason,
         variant=variant,
         points=-points,
-        before=before,
-        after=standing.points,
+        before=left + points,
+        after=left,
     )
     await session.commit()
-    return standing.points
+    return left
 
 
 def _after(minutes: int) -> datetime:

@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import json
 import logging
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import Any, cast
 
-from sqlalchemy import select
+from sqlalchemy import CursorResult, Table, bindparam, select, update
+from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
-from engine import GameState, PointsUnit, record_of
+from engine import GameState, PointsUnit, SeatOutcome, record_of
 from engine.levels import table_stake
 from server.models import EscapeRecord, Game, GameSeat, Standing
 
@@ -23,6 +26,44 @@ class Scored:
 
     points: list[int]
     stake: int
+
+
+@dataclass(frozen=True)
+class Tally:
+    """What to add to a standing."""
+
+    points: int = 0
+    wins: int = 0
+    losses: int = 0
+    draws: int = 0
+
+
+async def add_to_standings(
+    session: AsyncSession, variant: str, tallies: Mapping[int, Tally]
+) -> dict[int, int]:
+    """Add ``tallies`` to the users' standings in ``variant`` in SQL (``points = points + x``),
+    making those missing, in one statement; returns each one's points after. Done in the
+    database rather than read, added and written back, so that changes made at the same
+    instant (two games of one player, a penalty) all count. The rows go in the order of the
+    user ids: concurrent callers lock them in one order, and never deadlock on PostgreSQL."""
+    if not tallies:
+        return {}
+    rows = [
+        {"user_id": user_id, "variant": variant, **vars(tally)}
+        for user_id, tally in sorted(tallies.items())
+    ]
+    dialect = session.get_bind().dialect.name
+    insert = postgresql.insert if dialect == "postgresql" else sqlite.insert
+    statement = insert(Standing).values(rows)
+    added = statement.on_conflict_do_update(
+        index_elements=[Standing.user_id, Standing.variant],
+        set_={
+            name: getattr(Standing, name) + getattr(statement.excluded, name)
+            for name in ("points", "wins", "losses", "draws")
+        },
+    ).returning(Standing.user_id, Standing.points)
+    found = await session.execute(added)
+    return dict(found.all())
 
 
 class Store:
@@ -81,57 +122,99 @@ class Store:
         stood_in: list[int] | None = None,
     ) -> Scored:
         """Store the record and result, apply the points (not for an unrated game, such as one
-        with bots); returns each seat's points and the stake. A few statements in all, not one
-        per seat: this runs at the end of every game."""
+        with bots), all in one transaction; returns each seat's points and the stake. A game
+        is ended once only: a second call (another process that had the table) changes nothing
+        and returns what the first stored. A few statements in all, not one per seat: this runs
+        at the end of every game."""
         assert state.result is not None
         variant = state.variant.key
-        humans = {u for u in users if u is not None}
+        people = sorted({u for u in users if u is not None})
+        now = datetime.now(UTC)
         async with self.sessions() as session:
-            found = await session.scalars(
-                select(Standing).where(Standing.variant == variant, Standing.user_id.in_(humans))
+            # The claim comes first, and is a write: on SQLite it takes the write lock at once
+            # (waiting for another writer as long as busy_timeout allows), where a transaction
+            # that read first fails outright once another wrote meanwhile; and only the call
+            # whose claim changed the row ends the game.
+            claim = await session.execute(
+                update(Game)
+                .where(Game.id == game_id, Game.status == "playing")
+                .values(status="finished", finished_at=now)
+                .execution_options(synchronize_session=False)
             )
-            standings = {standing.user_id: standing for standing in found}
-            stake = table_stake(standings[u].points if u in standings else 0 for u in humans)
+            if cast(CursorResult[Any], claim).rowcount != 1:
+                await session.rollback()
+                return await self._stored(session, game_id, len(users))
+            if rated and people:
+                # the players' standings, made if missing and locked in one order before they
+                # are read: games of the same people ending at once wait for each other here,
+                # so that each sees the one before
+                await add_to_standings(session, variant, {u: Tally() for u in people})
+            found = await session.execute(
+                select(Standing.user_id, Standing.points).where(
+                    Standing.variant == variant, Standing.user_id.in_(people)
+                )
+            )
+            held = dict(found.all())
+            stake = table_stake(held.get(u, 0) for u in people)
             multiplier = stake if state.result.points_unit == PointsUnit.STAKE else 1
             points = [r.points * multiplier if rated else 0 for r in state.result.seats]
-            game = await session.get(Game, game_id)
-            if game is None or game.status != "playing":  # ended already (by another process
-                # that had the table before: only once)
-                return Scored(points, stake)
-            game.status = "finished"
-            game.seed = state.seed
-            game.record = record_of(state).to_json()
-            game.result = json.dumps(
-                state.result.to_dict()
-                | {"stake": stake, "rated": rated, "stood_in": stood_in or []},
-                ensure_ascii=False,
+            result = state.result.to_dict() | {
+                "stake": stake,
+                "rated": rated,
+                "stood_in": stood_in or [],
+            }
+            await session.execute(
+                update(Game)
+                .where(Game.id == game_id)
+                .values(
+                    seed=state.seed,
+                    record=record_of(state).to_json(),
+                    result=json.dumps(result, ensure_ascii=False),
+                )
+                .execution_options(synchronize_session=False)
             )
-            game.finished_at = datetime.now(UTC)
-            rows = await session.scalars(select(GameSeat).where(GameSeat.game_id == game_id))
-            seats = {row.seat: row for row in rows}
-            for r in state.result.seats:
+            # by the table: the ORM's bulk update would fail the whole result for a seat missing
+            table = cast(Table, GameSeat.__table__)
+            seats = table.c
+            await session.execute(
+                update(table)
+                .where(seats.game_id == bindparam("g"), seats.seat == bindparam("s"))
+                .values(outcome=bindparam("o"), points=bindparam("p")),
+                [
+                    {"g": game_id, "s": r.seat, "o": r.outcome.value, "p": p}
+                    for r, p in zip(state.result.seats, points, strict=True)
+                ],
+            )
+            tallies: dict[int, Tally] = {}
+            for r, p in zip(state.result.seats, points, strict=True):
                 user_id = users[r.seat]
-                if r.outcome == "escape" and user_id is not None and len(humans) > 1:
-                    # escaping from people (not from a table of bots) counts towards a ban
-                    session.add(EscapeRecord(user_id=user_id, game_id=game_id))
-                row = seats.get(r.seat)
-                if row is not None:
-                    row.outcome = r.outcome.value
-                    row.points = points[r.seat]
-                if user_id is None or not rated:
+                if user_id is None:
                     continue
-                standing = standings.get(user_id)
-                if standing is None:
-                    standing = standings[user_id] = Standing(
-                        user_id=user_id, variant=variant, points=0, wins=0, losses=0, draws=0
+                if r.outcome == SeatOutcome.ESCAPE and len(people) > 1:
+                    # escaping from people (not from a table of bots) counts towards a ban
+                    session.add(EscapeRecord(user_id=user_id, game_id=game_id, at=now))
+                if rated:
+                    tallies[user_id] = Tally(
+                        points=p,
+                        wins=int(r.outcome == SeatOutcome.WIN),
+                        losses=int(r.outcome in (SeatOutcome.LOSS, SeatOutcome.ESCAPE)),
+                        draws=int(r.outcome == SeatOutcome.DRAW),
                     )
-                    session.add(standing)
-                standing.points += points[r.seat]
-                if r.outcome == "win":
-                    standing.wins += 1
-                elif r.outcome in ("loss", "escape"):
-                    standing.losses += 1
-                elif r.outcome == "draw":
-                    standing.draws += 1
+            await add_to_standings(session, variant, tallies)
             await session.commit()
         return Scored(points, stake)
+
+    async def _stored(self, session: AsyncSession, game_id: str, seat_count: int) -> Scored:
+        """What a game ended before gave, as stored (nothing if it was not scored)."""
+        game = await session.get(Game, game_id)
+        if game is None or game.status != "finished" or game.result is None:
+            return Scored([0] * seat_count, 0)
+        result = json.loads(game.result)
+        rows = await session.execute(
+            select(GameSeat.seat, GameSeat.points).where(GameSeat.game_id == game_id)
+        )
+        stored = dict(rows.all())
+        return Scored(
+            [stored.get(seat) or 0 for seat in range(seat_count)],
+            int(result.get("stake", 0)),
+        )
