@@ -101,7 +101,9 @@ def create_app(settings: Settings | None = None, tune_gc: bool = False) -> FastA
             seats=settings.seat_commands_per_10_seconds,
         )
         app.state.sockets_per_user = Counter()  # user id -> sockets open in this process
-        app.state.passwords = Passwords(settings.password_threads, settings.password_cost)
+        app.state.passwords = Passwords(
+            settings.password_threads, settings.password_cost, settings.password_queue
+        )
         if settings.password_cost != "standard":
             log.warning("passwords are hashed at the test cost (JUNQI_PASSWORD_COST): tests only")
         app.state.login_backoff = login_backoff(

@@ -34,7 +34,7 @@ from server.config import Settings
 from server.db import alembic_config
 from server.models import Token, User
 from server.names import NameRefused, check_new_name, name_key, skeleton
-from server.passwords import DUMMY_HASH, NICENESS, Passwords, common_passwords
+from server.passwords import COMMON_FILE, DUMMY_HASH, NICENESS, Passwords, common_passwords
 from server.realtime import Connection
 from tests.live import free_port, redis_database
 from tests.server.conftest import make_settings, register
@@ -423,14 +423,15 @@ def test_the_migration_keys_existing_users_and_keeps_colliding_ones_apart(
 # --- passwords ---------------------------------------------------------------------------------
 
 
-def test_blank_and_common_passwords_are_refused(client: TestClient) -> None:
+def test_blank_short_and_common_passwords_are_refused(client: TestClient) -> None:
     assert len(common_passwords()) >= 300 and {"123456", "password", "5201314"} <= (
         common_passwords()
     )
     for password, code in (
         ("      ", "password_blank"),
         ("\t\t\t\t\t\t", "password_blank"),
-        ("123456", "password_common"),
+        ("123456", "password_short"),
+        ("dave-12", "password_short"),  # 7 characters
         ("Password", "password_common"),
         (" QWERTY123 ", "password_common"),
         ("woaini1314", "password_common"),
@@ -439,7 +440,53 @@ def test_blank_and_common_passwords_are_refused(client: TestClient) -> None:
         assert refused.status_code == 422, password
         assert refused.headers["x-error-code"] == code
         assert "password" in refused.json()["detail"]
-    assert post(client, "/api/auth/register", "dave", "dave's own 6").status_code == 201
+    assert post(client, "/api/auth/register", "dave", "dave-123").status_code == 201  # 8
+
+
+# well-known passwords of 8 characters or more, of the Chinese and the English leak lists
+WELL_KNOWN = [
+    "woaini1314",
+    "qq123456",
+    "1qaz2wsx",
+    "a12345678",
+    "5201314520",
+    "19880808",
+    "zhang123456",
+    "wangwei123",
+    "iloveyou520",
+    "aa123456789",
+    "zxcvbnm123",
+    "88888888",
+    "Sunshine1",
+    "trustno1",
+    "football",
+    "PASSWORD1",
+    "1234567890",
+    "starwars",
+    "michael1",
+    "qwertyuiop",
+]
+
+
+def test_a_dozen_well_known_passwords_of_eight_characters_are_refused(client: TestClient) -> None:
+    assert 5_000 < len(common_passwords()) < 50_000
+    assert COMMON_FILE.stat().st_size < 400 * 1024  # small enough to ship and read at start
+    for password in WELL_KNOWN:
+        refused = post(client, "/api/auth/register", "dave", password)
+        assert refused.status_code == 422, password
+        assert refused.headers["x-error-code"] == "password_common", password
+
+
+def test_an_account_made_with_a_shorter_password_still_logs_in(client: TestClient) -> None:
+    register(client, "olga")
+    hashed = argon2.PasswordHasher(time_cost=1, memory_cost=8, parallelism=1).hash("olga-6")
+
+    async def older(session: Any) -> None:  # made when 6 characters were enough
+        await session.execute(update(User).where(User.name == "olga").values(password_hash=hashed))
+
+    run(client, older)
+    assert post(client, "/api/auth/login", "olga", "olga-6").status_code == 200
+    assert post(client, "/api/auth/login", "olga", "olga").status_code == 422  # never was
 
 
 # --- logout ------------------------------------------------------------------------------------
