@@ -51,7 +51,7 @@ def create_app(settings: Settings | None = None, tune_gc: bool = False) -> FastA
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         lobby.check_rooms(settings.rooms)  # before anything is opened
         await migrate(settings.database_url)
-        db = Database(settings.database_url)
+        db = Database(settings.database_url, settings.database_pool, settings.rest_pool)
         broker: InMemoryBroker
         cluster = redis = None
         if settings.redis_url:

@@ -60,6 +60,11 @@ class Settings(BaseSettings):
         default=f"sqlite+aiosqlite:///{REPO / 'junqi.db'}",
         validation_alias=AliasChoices("JUNQI_DATABASE_URL", "DATABASE_URL"),
     )
+    # the most database connections a process holds: for its tables, their keeping, the
+    # cluster and the sockets' sign-ins; and apart, for REST requests, so that no flood of
+    # REST requests (logins) makes a move wait for a connection (server.db)
+    database_pool: int = Field(default=15, ge=1)
+    rest_pool: int = Field(default=10, ge=1)
     redis_url: str | None = Field(
         default=None, validation_alias=AliasChoices("JUNQI_REDIS_URL", "REDIS_URL")
     )

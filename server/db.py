@@ -8,7 +8,7 @@ from typing import Any
 
 from alembic import command
 from alembic.config import Config
-from sqlalchemy import MetaData, event
+from sqlalchemy import MetaData, event, make_url
 from sqlalchemy.dialects.sqlite.aiosqlite import AsyncAdapt_aiosqlite_connection
 from sqlalchemy.ext.asyncio import (
     AsyncEngine,
@@ -82,22 +82,59 @@ async def migrate(database_url: str) -> None:
     await asyncio.to_thread(command.upgrade, alembic_config(database_url), "head")
 
 
-class Database:
-    """Owns the engine and hands out sessions."""
+# Connections each pool keeps open between bursts; the rest of its size opens when needed and
+# closes when given back. Both pools together, at their defaults (15 + 10 connections), stay well
+# inside PostgreSQL's 100 with two nodes (50), and leave room for a third node, the migrations
+# and an operator's psql.
+POOL_KEPT = 5
+# how long a REST request waits for a connection before it is answered 503 (``busy``); the
+# tables' pool waits SQLAlchemy's 30 s: a move is not given up lightly
+REST_POOL_TIMEOUT = 10.0
 
-    def __init__(self, url: str) -> None:
+
+class Database:
+    """Owns the engines and hands out sessions, from two pools: ``sessions`` (of ``engine``)
+    for the tables (their stores and keepers), the cluster and the sockets' sign-ins, and
+    ``rest_sessions`` (of ``rest_engine``) for REST requests. However many REST requests wait
+    (for a password check, for a connection), a move, a chat line or a socket's sign-in never
+    waits behind them for a connection. ``pool`` and ``rest_pool``: the most connections each
+    holds at once."""
+
+    def __init__(self, url: str, pool: int = 15, rest_pool: int = 10) -> None:
         self.url = url
-        self.engine: AsyncEngine = create_async_engine(url)
-        if self.engine.dialect.name == "sqlite":
-            event.listen(self.engine.sync_engine, "connect", sqlite_pragmas)
+        self.engine: AsyncEngine = _engine(url, pool)
+        # an in-memory SQLite database is one connection's own: the pools could not share it
+        self.rest_engine = (
+            self.engine if _in_memory(url) else _engine(url, rest_pool, REST_POOL_TIMEOUT)
+        )
         self.sessions = async_sessionmaker(self.engine, expire_on_commit=False)
+        self.rest_sessions = async_sessionmaker(self.rest_engine, expire_on_commit=False)
 
     async def session(self) -> AsyncIterator[AsyncSession]:
         async with self.sessions() as session:
             yield session
 
     async def close(self) -> None:
+        if self.rest_engine is not self.engine:
+            await self.rest_engine.dispose()
         await self.engine.dispose()
+
+
+def _in_memory(url: str) -> bool:
+    parsed = make_url(url)
+    return parsed.get_backend_name() == "sqlite" and parsed.database in (None, "", ":memory:")
+
+
+def _engine(url: str, size: int, timeout: float = 30.0) -> AsyncEngine:
+    """An engine whose pool holds at most ``size`` connections (``POOL_KEPT`` of them kept)."""
+    options: dict[str, Any] = {}
+    if not _in_memory(url):  # that one has a single connection (SQLAlchemy's StaticPool)
+        kept = min(POOL_KEPT, size)
+        options = {"pool_size": kept, "max_overflow": size - kept, "pool_timeout": timeout}
+    engine = create_async_engine(url, **options)
+    if engine.dialect.name == "sqlite":
+        event.listen(engine.sync_engine, "connect", sqlite_pragmas)
+    return engine
 
 
 def sqlite_pragmas(connection: Any, _: Any) -> None:
