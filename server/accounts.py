@@ -1,12 +1,18 @@
-"""Accounts: registration, login, guests, bearer tokens, logout, profiles (REST under /api).
+"""Accounts: registration, login, guests, bearer tokens, password change, logout, profiles (REST
+under /api).
 
-Against abuse: passwords are hashed off the event loop, and a login for an unknown name does
-the same work (``server.passwords``); failed logins make the next attempt for that name wait
+Against abuse: passwords are hashed off the event loop, in a bounded queue (``busy`` past it),
+and a login for an unknown name does the same work (``server.passwords``); no request holds a
+database connection while it waits for a hash: it reads what it needs, lets the connection go,
+hashes, then writes with another. REST requests have a pool of connections of their own, apart
+from the tables' (``server.db``). Failed logins make the next attempt for that name wait
 (``server.backoff``); new names follow ``server.names`` (no look-alikes, no reserved names),
-new passwords are not blank nor among the most common. Each user keeps the address they last
-signed in from: an address makes at most ``guests_per_address_per_day`` guests, and none (nor
-any account) while a user who signed in from it is banned (``block_banned_addresses``).
-Refusals of these rules carry a stable code in the ``X-Error-Code`` header (docs/protocol.md).
+new passwords are at least 8 characters, not blank nor among the most common. Sign-ins come
+from this server's own pages only (``foreign_origin``). Each user keeps the address (its key,
+``server.addresses``: an IPv6 client by its /64) they last signed in from: an address makes at
+most ``guests_per_address_per_day`` guests; with ``block_banned_addresses``, the addresses a
+ban covers let nobody sign in while it lasts. Refusals of these rules carry a stable code in
+the ``X-Error-Code`` header (docs/protocol.md).
 """
 
 from __future__ import annotations
@@ -17,22 +23,25 @@ import secrets
 from collections.abc import AsyncIterator, Callable, Coroutine
 from datetime import UTC, datetime, timedelta
 from typing import Annotated, Any
+from urllib.parse import urlsplit
 
 from fastapi import APIRouter, Depends, HTTPException, Path, Request, Response, status
 from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
 from fastapi.routing import APIRoute
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from pydantic import BaseModel, Field
-from sqlalchemy import case, delete, func, or_, select
+from sqlalchemy import case, delete, func, or_, select, update
 from sqlalchemy.exc import IntegrityError
-from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from engine import VARIANTS
 from engine.levels import title_for
+from server.addresses import address_banned, connection_address, cover, revoke_at, sign_in_banned
 from server.models import Standing, Token, User, aware
 from server.moderation import ban_message, user_topic
 from server.names import NameRefused, check_new_name, name_key, skeleton
-from server.passwords import Passwords, password_problem
+from server.passwords import MAX_LENGTH, Passwords, PasswordsBusy, password_problem
 
 _bearer = HTTPBearer(auto_error=False)
 ERROR_CODE = "X-Error-Code"  # the header that names a refusal's stable code
@@ -85,8 +94,14 @@ def _answer(description: str) -> dict[str, Any]:
 
 
 SIGN_IN_REFUSALS: dict[int | str, dict[str, Any]] = {
-    403: _answer("Banned, or an address a banned user signed in from (X-Error-Code)"),
-    429: _answer("Too many sign-ins, failed logins or guests: wait (Retry-After)"),
+    403: _answer(
+        "Banned, an address a ban covers, or a page of another site (X-Error-Code: "
+        "address_banned, foreign_origin)"
+    ),
+    429: _answer(
+        "Too many sign-ins, failed logins or guests, or password checks busy: wait "
+        "(Retry-After; X-Error-Code login_wait, guest_limit, busy)"
+    ),
 }
 
 
@@ -114,8 +129,15 @@ def token_hash(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
 
+def _sessions(request: Request) -> async_sessionmaker[AsyncSession]:
+    """The REST requests' own pool (``server.db``): never the one the tables and the sockets'
+    sign-ins take their connections from."""
+    sessions: async_sessionmaker[AsyncSession] = request.app.state.db.rest_sessions
+    return sessions
+
+
 async def session_dependency(request: Request) -> AsyncIterator[AsyncSession]:
-    async with request.app.state.db.sessions() as session:
+    async with _sessions(request)() as session:
         yield session
 
 
@@ -134,14 +156,60 @@ def refusal(
     return HTTPException(status_code, message, headers=headers)
 
 
-def client_address(request: Request) -> str:
-    """The address a request came from."""
-    return request.client.host if request.client else "unknown"
+async def pool_exhausted(request: Request, error: Exception) -> Response:
+    """A request that found no free database connection in time: 503 ``busy``, not a 500."""
+    return JSONResponse(
+        {"detail": "the server is busy: try again in a moment"},
+        status_code=503,
+        headers={ERROR_CODE: "busy", "Retry-After": "5"},
+    )
+
+
+def same_origin(request: Request) -> None:
+    """Sign-ins come from this server's own pages (or those of ``allowed_origins``): else any
+    page could spend its visitors' guests, or sign them in to an account of its choosing. A
+    browser says where a request comes from (``Sec-Fetch-Site``, ``Origin``); other clients
+    send neither and are let through."""
+    origin = request.headers.get("origin")
+    if origin is not None and origin in request.app.state.settings.allowed_origins:
+        return
+    site = request.headers.get("sec-fetch-site")
+    if (site is not None and site not in ("same-origin", "none")) or (
+        origin is not None and urlsplit(origin).netloc != request.headers.get("host")
+    ):
+        raise refusal(403, "foreign_origin", "sign in from this site's own pages")
+
+
+SameOrigin = [Depends(same_origin)]
 
 
 def _passwords(request: Request) -> Passwords:
     passwords: Passwords = request.app.state.passwords
     return passwords
+
+
+def _busy(busy: PasswordsBusy) -> HTTPException:
+    return refusal(
+        429,
+        "busy",
+        "too many password checks at once: try again in a moment",
+        retry_after=busy.retry_after,
+    )
+
+
+async def _verify(request: Request, hashed: str | None, password: str) -> bool:
+    """``Passwords.verify`` for this request's client; 429 ``busy`` when the queue is full."""
+    try:
+        return await _passwords(request).verify(hashed, password, connection_address(request))
+    except PasswordsBusy as busy:
+        raise _busy(busy) from None
+
+
+async def _hash(request: Request, password: str) -> str:
+    try:
+        return await _passwords(request).hash(password, connection_address(request))
+    except PasswordsBusy as busy:
+        raise _busy(busy) from None
 
 
 async def issue_token(session: AsyncSession, user: User, hours: int) -> str:
@@ -166,6 +234,11 @@ async def user_for_token(session: AsyncSession, token: str | None) -> User | Non
 
 
 async def current_user(session: Session, credentials: Bearer) -> User:
+    return await _signed_in(session, credentials)
+
+
+async def _signed_in(session: AsyncSession, credentials: Bearer) -> User:
+    """The user of the request's bearer token: 401 without a valid one, 403 if banned."""
     user = await user_for_token(session, credentials.credentials if credentials else None)
     if user is None:
         raise HTTPException(
@@ -181,9 +254,31 @@ async def current_user(session: Session, credentials: Bearer) -> User:
 CurrentUser = Annotated[User, Depends(current_user)]
 
 
+async def _current_user_briefly(request: Request, credentials: Bearer) -> User:
+    """``current_user`` in a session of its own, closed at once: for a route that goes on to
+    hash, which must not hold a connection meanwhile."""
+    async with _sessions(request)() as session:
+        return await _signed_in(session, credentials)
+
+
 class Credentials(BaseModel):
+    """A login: accounts made before new passwords needed 8 characters keep their shorter ones."""
+
     name: str = Field(min_length=2, max_length=20, pattern=NO_NUL, examples=["老司令"])
-    password: str = Field(min_length=6, max_length=128)
+    password: str = Field(min_length=6, max_length=MAX_LENGTH)
+
+
+class NewCredentials(BaseModel):
+    """A registration: the password follows the rules for new ones (``password_problem``: at
+    least 8 characters, else 422 ``password_short``)."""
+
+    name: str = Field(min_length=2, max_length=20, pattern=NO_NUL, examples=["老司令"])
+    password: str = Field(min_length=1, max_length=MAX_LENGTH)
+
+
+class PasswordChange(BaseModel):
+    current_password: str = Field(min_length=1, max_length=MAX_LENGTH)
+    new_password: str = Field(min_length=1, max_length=MAX_LENGTH)
 
 
 class UserOut(BaseModel):
@@ -223,23 +318,29 @@ def user_out(user: User) -> UserOut:
 
 
 async def _sign_in_allowed(request: Request) -> None:
-    if not await request.app.state.limits.sign_ins.admit(client_address(request)):
+    if not await request.app.state.limits.sign_ins.admit(connection_address(request)):
         raise HTTPException(429, "too many sign-ins from your address; wait a minute")
 
 
+def _blocking(request: Request) -> bool:
+    return bool(request.app.state.settings.block_banned_addresses)
+
+
 async def _new_accounts_allowed(session: AsyncSession, request: Request, address: str) -> None:
-    """No new account (guest or registered) from an address a banned user signed in from,
-    while the ban lasts."""
-    if not request.app.state.settings.block_banned_addresses:
-        return
-    banned = or_(User.ban_permanent.is_(True), User.banned_until > datetime.now(UTC))
-    if (await session.execute(select(User.id).where(User.address == address, banned))).first():
+    """No new account (guest or registered) from an address a ban covers, while it lasts."""
+    if _blocking(request) and await address_banned(session, address):
         raise refusal(
             403,
             "address_banned",
             "a user who signed in from your address is banned: no new account from it while "
             "the ban lasts",
         )
+
+
+def _logged_out(request: Request, user_ids: list[int]) -> None:
+    """Close the sockets of users whose tokens were revoked."""
+    for user_id in user_ids:
+        request.app.state.broker.publish(user_topic(user_id), {"type": "logged_out"})
 
 
 async def _guests_allowed(session: AsyncSession, request: Request, address: str) -> None:
@@ -274,14 +375,15 @@ def _hours(request: Request) -> int:
     responses=REFUSALS
     | SIGN_IN_REFUSALS
     | {409: _answer("The name is taken, or too like a taken one (X-Error-Code)")},
+    dependencies=SameOrigin,
 )
-async def register(body: Credentials, session: Session, request: Request) -> LoginOut:
+async def register(body: NewCredentials, request: Request) -> LoginOut:
     """Create an account and log in. The name is stored NFKC-normalised; it may not be taken
     (without regard to case), look like a taken one, mix scripts or be reserved; the password
-    may not be blank or among the most common ones (422 and 409 say which, in X-Error-Code)."""
+    must have 8 characters at least and may not be blank or among the most common ones (422
+    and 409 say which, in X-Error-Code)."""
     await _sign_in_allowed(request)
-    address = client_address(request)
-    await _new_accounts_allowed(session, request, address)
+    address = connection_address(request)
     try:
         name = check_new_name(body.name)
     except NameRefused as refused:
@@ -290,43 +392,49 @@ async def register(body: Credentials, session: Session, request: Request) -> Log
     if problem is not None:
         raise refusal(422, *problem)
     key, look = name_key(name), skeleton(name)
-    taken = (
-        await session.execute(
-            select(User.name, User.name_key).where(
-                or_(User.name_key == key, User.name_skeleton == look)
+    async with _sessions(request)() as session:  # given back before the hashing
+        await _new_accounts_allowed(session, request, address)
+        taken = (
+            await session.execute(
+                select(User.name, User.name_key).where(
+                    or_(User.name_key == key, User.name_skeleton == look)
+                )
             )
-        )
-    ).first()
+        ).first()
     if taken is not None and taken.name_key == key:
         raise refusal(409, "name_taken", f"the name {name!r} is taken")
     if taken is not None:
         raise refusal(409, "name_look_alike", f"the name {name!r} is too like {taken.name!r}")
-    hashed = await _passwords(request).hash(body.password)
-    user = User(
-        name=name,
-        name_key=key,
-        name_skeleton=look,
-        password_hash=hashed,
-        guest=False,
-        address=address,
-    )
-    session.add(user)
-    try:
-        await session.commit()
-    except IntegrityError:  # taken meanwhile
-        raise refusal(409, "name_taken", f"the name {name!r} is taken") from None
-    return LoginOut(token=await issue_token(session, user, _hours(request)), user=user_out(user))
+    hashed = await _hash(request, body.password)
+    async with _sessions(request)() as session:
+        user = User(
+            name=name,
+            name_key=key,
+            name_skeleton=look,
+            password_hash=hashed,
+            guest=False,
+            address=address,
+        )
+        session.add(user)
+        try:
+            await session.commit()
+        except IntegrityError:  # taken meanwhile
+            raise refusal(409, "name_taken", f"the name {name!r} is taken") from None
+        token = await issue_token(session, user, _hours(request))
+    return LoginOut(token=token, user=user_out(user))
 
 
 @router.post(
     "/auth/login",
     response_model=LoginOut,
     responses={401: _answer("Wrong name or password"), **SIGN_IN_REFUSALS},
+    dependencies=SameOrigin,
 )
-async def login(body: Credentials, session: Session, request: Request) -> LoginOut:
+async def login(body: Credentials, request: Request) -> LoginOut:
     """Log in by name (without regard to case) and password. After failed attempts for a name
     the next one waits (429, ``login_wait``, Retry-After)."""
     await _sign_in_allowed(request)
+    address = connection_address(request)
     key = name_key(body.name)
     backoff = request.app.state.login_backoff
     wait = await backoff.attempt(key)
@@ -337,27 +445,48 @@ async def login(body: Credentials, session: Session, request: Request) -> LoginO
             f"too many failed logins for this name: try again in {math.ceil(wait)} s",
             retry_after=wait,
         )
-    # the exact name first: users whose names collided before keys were unique keep theirs
-    exact_first = case((User.name == body.name, 0), else_=1)
-    found = select(User).where(or_(User.name == body.name, User.name_key == key))
-    user = (await session.execute(found.order_by(exact_first).limit(1))).scalar_one_or_none()
+    async with _sessions(request)() as session:  # given back before the hashing
+        # the exact name first: users whose names collided before keys were unique keep theirs
+        exact_first = case((User.name == body.name, 0), else_=1)
+        found = select(User).where(or_(User.name == body.name, User.name_key == key))
+        user = (await session.execute(found.order_by(exact_first).limit(1))).scalar_one_or_none()
     # an unknown name or a guest costs the same check (against a dummy hash) as a real one
-    right = await _passwords(request).verify(user.password_hash if user else None, body.password)
+    right = await _verify(request, user.password_hash if user else None, body.password)
     if user is None or not right:
         raise HTTPException(401, "wrong name or password")
     await backoff.succeeded(key)
-    user.address = client_address(request)
-    if user.banned(datetime.now(UTC)):
-        await session.commit()  # where a banned user comes from: no guest from there either
-        raise HTTPException(403, ban_message(user))
-    return LoginOut(token=await issue_token(session, user, _hours(request)), user=user_out(user))
+    async with _sessions(request)() as session:
+        user = await session.get(User, user.id)
+        if user is None:  # gone meanwhile
+            raise HTTPException(401, "wrong name or password")
+        if user.banned(datetime.now(UTC)):
+            if _blocking(request):  # where a banned user comes from is blocked too
+                await cover(session, user.id, address)
+                _logged_out(request, await revoke_at(session, user))
+            raise HTTPException(403, ban_message(user))
+        if _blocking(request) and await sign_in_banned(session, user, address):
+            raise refusal(
+                403,
+                "address_banned",
+                "a user who signed in from your address, or from this account's, is banned: "
+                "no sign-in from it while the ban lasts",
+            )
+        user.address = address
+        token = await issue_token(session, user, _hours(request))
+    return LoginOut(token=token, user=user_out(user))
 
 
-@router.post("/auth/guest", response_model=LoginOut, status_code=201, responses=SIGN_IN_REFUSALS)
+@router.post(
+    "/auth/guest",
+    response_model=LoginOut,
+    status_code=201,
+    responses=SIGN_IN_REFUSALS,
+    dependencies=SameOrigin,
+)
 async def guest(session: Session, request: Request) -> LoginOut:
     """Play at once as a guest with a generated name (a few a day from one address)."""
     await _sign_in_allowed(request)
-    address = client_address(request)
+    address = connection_address(request)
     await _new_accounts_allowed(session, request, address)
     await _guests_allowed(session, request, address)
     for _ in range(20):
@@ -376,6 +505,62 @@ async def guest(session: Session, request: Request) -> LoginOut:
     else:  # pragma: no cover - a million names taken
         raise HTTPException(503, "no guest name is free")
     return LoginOut(token=await issue_token(session, user, _hours(request)), user=user_out(user))
+
+
+@router.post(
+    "/auth/password",
+    status_code=204,
+    response_class=Response,
+    responses=REFUSALS
+    | {
+        401: _answer("No valid bearer token"),
+        403: _answer(
+            "The current password is wrong, banned, or a page of another site (X-Error-Code: "
+            "wrong_password, foreign_origin)"
+        ),
+        429: _answer("Failed checks for this name, or password checks busy (Retry-After)"),
+    },
+    dependencies=SameOrigin,
+)
+async def change_password(
+    body: PasswordChange,
+    user: Annotated[User, Depends(_current_user_briefly)],
+    credentials: Bearer,
+    request: Request,
+) -> None:
+    """Change one's password: the current one is checked as a login's is (failed checks make
+    the next wait), the new one follows the rules for new passwords. Every other login of the
+    user ends (their tokens revoked, their sockets closed); this one goes on."""
+    assert credentials is not None  # the user was found by it
+    await _sign_in_allowed(request)
+    problem = password_problem(body.new_password)
+    if problem is not None:
+        raise refusal(422, *problem)
+    if user.password_hash is None:
+        raise refusal(403, "wrong_password", "a guest has no password: register instead")
+    key = name_key(user.name)  # as a login for the name counts
+    backoff = request.app.state.login_backoff
+    wait = await backoff.attempt(key)
+    if wait > 0:
+        raise refusal(
+            429,
+            "login_wait",
+            f"too many failed checks for this name: try again in {math.ceil(wait)} s",
+            retry_after=wait,
+        )
+    if not await _verify(request, user.password_hash, body.current_password):
+        raise refusal(403, "wrong_password", "the current password is wrong")
+    await backoff.succeeded(key)
+    hashed = await _hash(request, body.new_password)
+    mine = token_hash(credentials.credentials)
+    async with _sessions(request)() as session:
+        await session.execute(update(User).where(User.id == user.id).values(password_hash=hashed))
+        await session.execute(
+            delete(Token).where(Token.user_id == user.id, Token.token_hash != mine)
+        )
+        await session.commit()
+    notice = {"type": "logged_out", "except": mine}  # every socket but this token's
+    request.app.state.broker.publish(user_topic(user.id), notice)
 
 
 @router.post("/auth/logout", status_code=204, response_class=Response)

@@ -315,7 +315,10 @@ async def ban(name: Name, body: BanIn, admin: Admin, session: Session, request: 
     and the user's sockets are closed at once (code 4003); the user's running games go on
     without them at once, each part scored as an escape (a kick with penalty)."""
     user = await _user(session, name)
-    await moderation.ban(session, request.app.state.lobby, user, body.minutes, admin, body.reason)
+    block = request.app.state.settings.block_banned_addresses
+    await moderation.ban(
+        session, request.app.state.lobby, user, body.minutes, admin, body.reason, block
+    )
     return user_row(user)
 
 

@@ -21,6 +21,7 @@ from multiprocessing import get_context
 from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
 from redis import asyncio as aioredis
+from sqlalchemy.exc import TimeoutError as PoolTimeout
 from starlette.middleware.gzip import GZipMiddleware
 from starlette.responses import Response
 from starlette.types import Scope
@@ -135,6 +136,8 @@ def create_app(settings: Settings | None = None, tune_gc: bool = False) -> FastA
         lifespan=lifespan,
     )
     app.include_router(accounts.router)
+    # no free database connection in time: 503 busy, not a 500
+    app.add_exception_handler(PoolTimeout, accounts.pool_exhausted)
     app.include_router(lobby.router)
     app.include_router(games.router)
     app.include_router(layouts.router)

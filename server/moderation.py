@@ -13,14 +13,14 @@ import json
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import select
+from sqlalchemy import delete, select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from server import outbound
+from server import addresses, outbound
 from server.broker import InMemoryBroker
 from server.config import RoomConfig
 from server.errors import TableError
-from server.models import AuditEntry, Game, User, aware
+from server.models import AuditEntry, BanAddress, Game, User, aware
 from server.store import Tally, add_to_standings
 
 if TYPE_CHECKING:
@@ -140,17 +140,30 @@ async def ban(
     minutes: int | None,
     actor: User,
     reason: str,
+    block_addresses: bool = True,
 ) -> None:
     """Ban ``user`` for ``minutes`` (None: for good): no login, no token, no socket; and the
     user's part in every running game ends at once, as a kick with penalty (an escape), the
-    others told why (the ``kicked`` event's reason) rather than left waiting for a grace."""
+    others told why (the ``kicked`` event's reason) rather than left waiting for a grace.
+
+    With ``block_addresses`` (the setting ``block_banned_addresses``) the ban covers the
+    address the user was last seen at, and those the user signs in from while banned
+    (``server.addresses``): the accounts last seen there are logged out at once, and none
+    signs in while the ban lasts."""
+    if not user.banned(datetime.now(UTC)):  # a new ban: the addresses of an old one are let go
+        await session.execute(delete(BanAddress).where(BanAddress.user_id == user.id))
     user.ban_permanent = minutes is None
     user.banned_until = None if minutes is None else _after(minutes)
     user.ban_reason = reason
     record(session, actor, "ban", user.name, reason, minutes=minutes)
+    if user.address is not None:
+        await addresses.cover(session, user.id, user.address)
     await session.commit()
     banned = outbound.Banned(type="banned", message=ban_message(user))
     lobby.broker.publish(user_topic(user.id), banned)
+    if block_addresses:
+        for other in await addresses.revoke_at(session, user):
+            lobby.broker.publish(user_topic(other), {"type": "logged_out"})
     for table_id, entry in list(lobby.entries.items()):
         seat = entry["players"].get(str(user.id))
         if seat is None or entry["listing"]["status"] != "playing":
@@ -179,7 +192,9 @@ async def ban(
 
 
 async def unban(session: AsyncSession, user: User, actor: User, reason: str) -> None:
+    """Lift ``user``'s ban, and with it the block on the addresses it covered."""
     user.ban_permanent, user.banned_until, user.ban_reason = False, None, None
+    await session.execute(delete(BanAddress).where(BanAddress.user_id == user.id))
     record(session, actor, "unban", user.name, reason)
     await session.commit()
 

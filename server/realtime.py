@@ -35,6 +35,7 @@ from pydantic import BaseModel, Field, TypeAdapter, ValidationError
 
 from server import moderation, outbound
 from server.accounts import token_hash, user_for_token
+from server.addresses import connection_address, sign_in_banned
 from server.errors import TableError
 from server.feeds import Feeds, Handler
 from server.limits import RateLimits
@@ -529,9 +530,11 @@ class Connection:
         """A moderator's word for this user (``outbound.Banned`` or ``outbound.Muted``, from
         ``server.moderation``): passed on; a ban also closes the socket. A logout notice
         (``server.accounts``) closes the sockets of its token, or all of the user's (no
-        ``token_hash``); the token's hash is not passed on."""
+        ``token_hash``) but those of the token named ``except`` (a password change); the
+        token's hash is not passed on."""
         if message["type"] == "logged_out":
-            if message.get("token_hash") in (None, self.token_hash):
+            mine = message.get("token_hash") in (None, self.token_hash)
+            if mine and message.get("except") != self.token_hash:
                 await self.send(outbound.LoggedOut(type="logged_out"))
                 await self.close(UNAUTHORIZED, "logged out")
             return
@@ -644,6 +647,12 @@ async def sign_in(ws: WebSocket) -> tuple[User, str] | None:
     if user.banned(datetime.now(UTC)):
         await ws.close(code=BANNED, reason="banned")
         return None
+    if settings.block_banned_addresses:
+        async with ws.app.state.db.sessions() as session:
+            blocked = await sign_in_banned(session, user, connection_address(ws))
+        if blocked:
+            await ws.close(code=BANNED, reason="a ban covers this address")
+            return None
     return user, token
 
 

@@ -624,14 +624,18 @@ def test_no_new_account_from_the_address_of_a_banned_user(database_url: str) -> 
             assert client.post("/api/auth/guest").status_code == 201  # other addresses may
             # the banned user signs in (refused) from a new address: it is blocked as well
             assert post(client, "/api/auth/login", "mallory").status_code == 403
-            assert user_row(client, "mallory").address == "198.51.100.2"
             assert client.post("/api/auth/guest").status_code == 403
-        with from_address(client, "198.51.100.1"):  # the old address is free again: not hers
-            assert client.post("/api/auth/guest").status_code == 201
+        # and the old one stays blocked: the block is added to, never moved
+        assert user_row(client, "mallory").address == "198.51.100.1"
+        with from_address(client, "198.51.100.1"):
+            assert client.post("/api/auth/guest").status_code == 403
         ban(client, "mallory", datetime.now(UTC) - timedelta(seconds=1))  # the ban is over
+        for address in ("198.51.100.1", "198.51.100.2"):
+            with from_address(client, address):
+                assert client.post("/api/auth/guest").status_code == 201
         with from_address(client, "198.51.100.2"):
-            assert client.post("/api/auth/guest").status_code == 201
             assert post(client, "/api/auth/login", "mallory").status_code == 200
+        assert user_row(client, "mallory").address == "198.51.100.2"
 
 
 def test_banned_addresses_are_not_blocked_when_the_setting_is_off(database_url: str) -> None:
