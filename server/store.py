@@ -6,10 +6,11 @@ import json
 import logging
 from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
+from fractions import Fraction
 from typing import Any, cast
 
-from sqlalchemy import CursorResult, Table, bindparam, select, update
+from sqlalchemy import CursorResult, Table, bindparam, func, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
@@ -20,12 +21,32 @@ from server.models import EscapeRecord, Game, GameSeat, Standing
 log = logging.getLogger("junqi")
 
 
+# Points between the same people diminish within a day: one person playing several accounts
+# against each other would otherwise farm points without end. The window is a day, so that the
+# same friends playing again tomorrow count in full.
+REPEAT_WINDOW = timedelta(hours=24)
+# The first games of the same people within the window count in full: a game and its revenge
+# between honest players is common.
+REPEAT_FULL_GAMES = 2
+# Each further game keeps this share of the one before (the 3rd a half, the 4th a quarter, ...):
+# farming pays less and less, while a few more honest rematches still count for something.
+REPEAT_SHARE = Fraction(1, 2)
+# From the game after this one nothing counts: an eighth is the last share worth giving (a point
+# at the highest stake, 10), and a run that long between the same accounts in a day is farming.
+REPEAT_LAST_COUNTED = 5
+
+
 @dataclass(frozen=True)
 class Scored:
-    """What a finished game gave: each seat's points (the stake applied) and the stake."""
+    """What a finished game gave: each seat's points (the stake and the repeat rule applied),
+    the stake, and the repeat rule: the game was the ``repeat``-th rated game of the same
+    people within a day (0: not counted, being unrated or of one person among bots) and kept
+    ``factor`` of its points (an escaper's penalty always counts in full)."""
 
     points: list[int]
     stake: int
+    repeat: int = 0
+    factor: float = 1.0
 
 
 @dataclass(frozen=True)
@@ -36,6 +57,21 @@ class Tally:
     wins: int = 0
     losses: int = 0
     draws: int = 0
+
+
+def repeat_factor(repeat: int) -> Fraction:
+    """The share of its points the ``repeat``-th rated game of the same people within a day
+    keeps (1 for a game not counted, ``repeat`` 0)."""
+    if repeat <= REPEAT_FULL_GAMES:
+        return Fraction(1)
+    if repeat > REPEAT_LAST_COUNTED:
+        return Fraction(0)
+    return REPEAT_SHARE ** (repeat - REPEAT_FULL_GAMES)
+
+
+def players_key(users: list[int | None]) -> str:
+    """The people of a game as ``Game.players_key``: their user ids sorted, comma-joined."""
+    return ",".join(str(u) for u in sorted({u for u in users if u is not None}))
 
 
 async def add_to_standings(
@@ -122,13 +158,15 @@ class Store:
         stood_in: list[int] | None = None,
     ) -> Scored:
         """Store the record and result, apply the points (not for an unrated game, such as one
-        with bots), all in one transaction; returns each seat's points and the stake. A game
-        is ended once only: a second call (another process that had the table) changes nothing
-        and returns what the first stored. A few statements in all, not one per seat: this runs
-        at the end of every game."""
+        with bots), all in one transaction; returns each seat's points, the stake and the
+        repeat rule applied (points between the same people diminish within a day: the
+        ``REPEAT_*`` constants). A game is ended once only: a second call (another process
+        that had the table) changes nothing and returns what the first stored. A few statements
+        in all, not one per seat: this runs at the end of every game."""
         assert state.result is not None
         variant = state.variant.key
         people = sorted({u for u in users if u is not None})
+        key = players_key(users)
         now = datetime.now(UTC)
         async with self.sessions() as session:
             # The claim comes first, and is a write: on SQLite it takes the write lock at once
@@ -147,7 +185,7 @@ class Store:
             if rated and people:
                 # the players' standings, made if missing and locked in one order before they
                 # are read: games of the same people ending at once wait for each other here,
-                # so that each sees the one before
+                # so that each sees the one before (the stake, the repeat count)
                 await add_to_standings(session, variant, {u: Tally() for u in people})
             found = await session.execute(
                 select(Standing.user_id, Standing.points).where(
@@ -157,11 +195,21 @@ class Store:
             held = dict(found.all())
             stake = table_stake(held.get(u, 0) for u in people)
             multiplier = stake if state.result.points_unit == PointsUnit.STAKE else 1
-            points = [r.points * multiplier if rated else 0 for r in state.result.seats]
+            repeat = 0
+            if rated and len(people) > 1:  # one person among bots farms nobody
+                repeat = 1 + await self._repeats(session, game_id, key, now)
+            factor = repeat_factor(repeat)
+            points = []
+            for r in state.result.seats:
+                full = r.points * multiplier if rated else 0
+                # an escape is a fair-play penalty, not a result between the same people
+                points.append(full if r.outcome == SeatOutcome.ESCAPE else int(full * factor))
             result = state.result.to_dict() | {
                 "stake": stake,
                 "rated": rated,
                 "stood_in": stood_in or [],
+                "repeat": repeat,
+                "factor": float(factor),
             }
             await session.execute(
                 update(Game)
@@ -170,6 +218,8 @@ class Store:
                     seed=state.seed,
                     record=record_of(state).to_json(),
                     result=json.dumps(result, ensure_ascii=False),
+                    players_key=key,
+                    rated=rated,
                 )
                 .execution_options(synchronize_session=False)
             )
@@ -202,7 +252,23 @@ class Store:
                     )
             await add_to_standings(session, variant, tallies)
             await session.commit()
-        return Scored(points, stake)
+        return Scored(points, stake, repeat, float(factor))
+
+    async def _repeats(self, session: AsyncSession, game_id: str, key: str, now: datetime) -> int:
+        """How many rated games the same people finished within ``REPEAT_WINDOW`` before
+        this one."""
+        count = await session.scalar(
+            select(func.count())
+            .select_from(Game)
+            .where(
+                Game.players_key == key,
+                Game.rated.is_(True),
+                Game.status == "finished",
+                Game.finished_at > now - REPEAT_WINDOW,
+                Game.id != game_id,
+            )
+        )
+        return int(count or 0)
 
     async def _stored(self, session: AsyncSession, game_id: str, seat_count: int) -> Scored:
         """What a game ended before gave, as stored (nothing if it was not scored)."""
@@ -217,4 +283,6 @@ class Store:
         return Scored(
             [stored.get(seat) or 0 for seat in range(seat_count)],
             int(result.get("stake", 0)),
+            int(result.get("repeat", 0)),
+            float(result.get("factor", 1.0)),
         )
