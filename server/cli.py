@@ -18,6 +18,7 @@ from server.config import get_settings
 from server.db import Database, migrate
 from server.moderation import set_role
 from server.observability import json_logging
+from server.slow_http import header_deadline_protocol
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -50,6 +51,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         # from 127.0.0.1, i.e. from every client of a server reached over loopback
         proxy_headers=bool(settings.trusted_proxies),
         forwarded_allow_ips=settings.trusted_proxies,
+        # slow clients (SECURITY.md, "Slow clients"): a request's headers must come within
+        # header_timeout_seconds, and an idle kept-alive connection closes after keep_alive_seconds
+        http=header_deadline_protocol(settings.header_timeout_seconds),
+        # uvicorn annotates whole seconds, but only hands the value to loop.call_later
+        timeout_keep_alive=settings.keep_alive_seconds,  # type: ignore[arg-type]
     )
     HandingOverServer(config).run()
     return 0
