@@ -1,5 +1,9 @@
 # The Junqi platform's app image (docker-compose.yml runs two of it behind nginx).
 FROM python:3.11-slim
+# openssl: docker-compose.yml's `certs` service makes the first start's self-signed certificate
+# with this image (deploy/tls-cert.sh)
+RUN apt-get update && apt-get install -y --no-install-recommends openssl \
+    && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
 COPY pyproject.toml README.md alembic.ini ./
 COPY engine engine
