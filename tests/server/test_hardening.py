@@ -1,8 +1,8 @@
 """HTTP hardening (``server.hardening``, SECURITY.md): security headers on every answer, request
-bodies capped by the app and by nginx, layouts capped at their board's stations, and
-X-Forwarded-For believed from the configured proxy alone: shown with real ``junqi serve``
-processes, clients on their own loopback addresses and, through ``deploy/nginx.conf``, a real
-nginx."""
+bodies capped by the app and by nginx, layouts capped at their board's stations, X-Forwarded-For
+believed from the configured proxy alone, and the shipped proxy's TLS: shown with real ``junqi
+serve`` processes, clients on their own loopback addresses and, through ``deploy/nginx.conf``, a
+real nginx (HTTPS with HSTS, plain HTTP redirected, secure WebSockets)."""
 
 from __future__ import annotations
 
@@ -10,13 +10,14 @@ import asyncio
 import ipaddress
 import json
 import os
-import shutil
 import socket
+import ssl
 import subprocess
-import tempfile
+import threading
 import time
+import warnings
 from collections.abc import AsyncIterator, Callable, Iterator
-from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +37,8 @@ from server.config import REPO, Settings
 from server.hardening import CLIENT_POLICY, DOCS_POLICY, BodyLimit, SecurityHeaders
 from tests.live import free_port, junqi_serve
 from tests.server.conftest import make_settings, register
+from tests.server.nginx import CERTS, Nginx, needs_nginx, nginx_before
+from tests.server.sockets import live_socket
 
 LIMIT = 64 * 1024  # the default of JUNQI_MAX_BODY_BYTES
 # three sign-ins a minute per address; guests are limited per address too, but not watched here
@@ -48,8 +51,7 @@ SECURITY_HEADERS = {
     "x-frame-options": "DENY",
     "referrer-policy": "no-referrer",
 }
-NGINX = shutil.which("nginx") or "/usr/sbin/nginx"
-needs_nginx = pytest.mark.skipif(not Path(NGINX).exists(), reason="needs nginx (.ci/run)")
+HSTS = "max-age=31536000"  # deploy/nginx.conf's Strict-Transport-Security: a year
 
 
 def secured(answer: Any, policy: str = CLIENT_POLICY) -> bool:
@@ -272,18 +274,23 @@ def test_compose_trusts_exactly_the_proxy_s_fixed_address() -> None:
     assert proxy in ipaddress.ip_network(network["subnet"])
     assert proxy not in ipaddress.ip_network(network["ip_range"])  # never handed to another
     for name, service in compose["services"].items():
-        assert "junqi" in service["networks"], name
+        # on the network whose addresses the nodes weigh, or on none (the certificate's maker)
+        assert "junqi" in service.get("networks", ()) or service["network_mode"] == "none", name
         environment = service.get("environment", {})
         assert "FORWARDED_ALLOW_IPS" not in environment, name
         if name.startswith("app"):
             assert json.loads(environment["JUNQI_TRUSTED_PROXIES"]) == [str(proxy)]
 
 
-def guests(base: str, source: str, forwarded: list[str | None]) -> list[int]:
+def guests(
+    base: str, source: str, forwarded: list[str | None], tls: ssl.SSLContext | None = None
+) -> list[int]:
     """Guest sign-ins (limited per address) from the loopback address ``source``, one for each
-    X-Forwarded-For in ``forwarded`` (None: none sent); their status codes."""
+    X-Forwarded-For in ``forwarded`` (None: none sent); their status codes. ``tls``: the context
+    an HTTPS ``base`` is trusted with."""
     codes = []
-    with httpx.Client(base_url=base, transport=httpx.HTTPTransport(local_address=source)) as c:
+    transport = httpx.HTTPTransport(local_address=source, verify=tls or True)
+    with httpx.Client(base_url=base, transport=transport) as c:
         for value in forwarded:
             headers = {} if value is None else {"X-Forwarded-For": value}
             codes.append(c.post("/api/auth/guest", headers=headers).status_code)
@@ -367,76 +374,320 @@ def test_a_live_server_refuses_oversized_bodies(behind_proxy: str) -> None:
     assert sent < 100  # of the 401 chunks
 
 
-# --- nginx with deploy/nginx.conf -----------------------------------------------------------
-
-
-@contextmanager
-def nginx_before(app: str) -> Iterator[tuple[str, Path]]:
-    """A real nginx running ``deploy/nginx.conf``, changed only in where it listens, where its
-    upstream is and where it logs, and reaching the app from 127.0.0.2 (the trusted proxy's
-    address); yields its base URL and its access log."""
-    port = free_port()
-    work = Path(tempfile.mkdtemp(prefix="junqi-nginx-"))
-    work.chmod(0o755)  # nginx's workers (not root) keep request bodies under it
-    log = work / "access.log"
-    conf = (REPO / "deploy/nginx.conf").read_text()
-    upstream = app.removeprefix("http://")
-    for old, new in (
-        ("        server app1:8000 max_fails=1 fail_timeout=5s;\n", f"server {upstream};\n"),
-        ("        server app2:8000 max_fails=1 fail_timeout=5s;\n", ""),
-        ("listen 80;", f"listen 127.0.0.1:{port};"),
-        ("/var/log/nginx/access.log", str(log)),
-        ("proxy_pass http://junqi;", "proxy_pass http://junqi;\n proxy_bind 127.0.0.2;"),
-        ("http {", "http {\n" + "".join(f" {k}_temp_path {work / k};" for k in TEMP_PATHS)),
-    ):
-        assert old in conf, old
-        conf = conf.replace(old, new)
-    (work / "nginx.conf").write_text(conf)
-    globals_ = f"daemon off; pid {work / 'nginx.pid'}; error_log {work / 'error.log'};"
-    process = subprocess.Popen([NGINX, "-p", str(work), "-c", "nginx.conf", "-g", globals_])
-    base = f"http://127.0.0.1:{port}"
-    try:
-        for _ in range(100):
-            try:
-                httpx.get(f"{base}/health")
-                break
-            except httpx.TransportError:
-                time.sleep(0.05)
-        yield base, log
-    finally:
-        process.terminate()
-        process.wait(10)
-        shutil.rmtree(work, ignore_errors=True)
-
-
-TEMP_PATHS = ("client_body", "proxy", "fastcgi", "uwsgi", "scgi")
+# --- nginx with deploy/nginx.conf: TLS, the client's address --------------------------------
 
 
 @needs_nginx
 def test_through_nginx_the_client_s_own_address_counts_and_no_token_is_logged(
     behind_proxy: str,
 ) -> None:
-    with nginx_before(behind_proxy) as (base, log):
+    with nginx_before(behind_proxy) as proxy:
+        base, tls = proxy.https, proxy.tls()
         # a client's own X-Forwarded-For is replaced by its address: it gains nothing
         spoofed = [f"10.3.0.{i}" for i in range(4)]
-        assert guests(base, "127.0.0.5", [*spoofed]) == [201, 201, 201, 429]
+        assert guests(base, "127.0.0.5", [*spoofed], tls) == [201, 201, 201, 429]
         # ... and each client is counted for itself, not all of them as nginx
-        assert guests(base, "127.0.0.6", [None]) == [201]
-        page = httpx.get(f"{base}/")
+        assert guests(base, "127.0.0.6", [None], tls) == [201]
+        page = httpx.get(f"{base}/", verify=tls)
         assert page.status_code == 200 and secured(page)
         # bodies: one the app takes passes (held on disk by nginx), a larger one is refused
         padded = b'{"variant": "siguo", "seat": 0' + b" " * 40_000 + b"}"
         headers = {"Content-Type": "application/json"}
-        answer = httpx.post(f"{base}/api/layouts/check", content=padded, headers=headers)
+        answer = httpx.post(
+            f"{base}/api/layouts/check", content=padded, headers=headers, verify=tls
+        )
         assert answer.status_code == 200, answer.text
-        answer = httpx.post(f"{base}/api/layouts/check", content=b" " * (LIMIT + 1))
+        answer = httpx.post(f"{base}/api/layouts/check", content=b" " * (LIMIT + 1), verify=tls)
         assert answer.status_code == 413 and answer.headers["x-error-code"] == "body_too_large"
         assert answer.json() == {"detail": TOO_LARGE}
         # the access log: paths without their query, no credentials
         secret = "tok-" + os.urandom(8).hex()
-        httpx.get(f"{base}/api/me?token={secret}", headers={"Authorization": f"Bearer {secret}"})
+        credentials = {"Authorization": f"Bearer {secret}"}
+        httpx.get(f"{base}/api/me?token={secret}", headers=credentials, verify=tls)
         time.sleep(0.2)
-        logged = log.read_text()
+        logged = proxy.log.read_text()
     assert '"GET /api/me HTTP/1.1" 401' in logged
     assert '"POST /api/auth/guest HTTP/1.1" 201' in logged
     assert secret not in logged and "token=" not in logged
+
+
+@needs_nginx
+def test_plain_http_only_redirects_to_https_without_hsts(behind_proxy: str) -> None:
+    source = "127.0.0.10"
+    transport = httpx.HTTPTransport(local_address=source)
+    with nginx_before(behind_proxy) as proxy, httpx.Client(transport=transport) as client:
+        for method, path in (
+            ("GET", "/"),
+            ("GET", "/api/lobby?variant=siguo"),
+            ("POST", "/api/auth/guest"),
+            ("GET", "/ws"),
+        ):
+            answer = client.request(method, proxy.http + path)
+            assert answer.status_code == 301, (method, path, answer.status_code)
+            # to the standard port, where compose publishes nginx's 443
+            assert answer.headers["location"] == "https://127.0.0.1" + path
+            # HSTS means something over HTTPS only (browsers ignore it over HTTP)
+            assert "strict-transport-security" not in answer.headers
+            assert "content-security-policy" not in answer.headers  # never the app's answer
+        named = client.get(proxy.http + "/", headers={"Host": "junqi.example"})
+        assert named.headers["location"] == "https://junqi.example/"
+        time.sleep(0.2)
+        assert '"POST /api/auth/guest HTTP/1.1" 301' in proxy.log.read_text()
+    # the guest sign-in over plain HTTP never reached the app: its address has all three left
+    assert guests(behind_proxy, source, [None] * 4) == [201, 201, 201, 429]
+
+
+@needs_nginx
+def test_https_answers_carry_hsts(behind_proxy: str) -> None:
+    with nginx_before(behind_proxy) as proxy, httpx.Client(verify=proxy.tls()) as client:
+        lobby = client.get(proxy.https + "/api/lobby")
+        assert lobby.status_code == 200 and secured(lobby)
+        answers = [
+            lobby,
+            client.get(proxy.https + "/"),
+            client.get(proxy.https + "/api/no-such-route"),  # the app's 404
+            client.get(proxy.https + "/api/me"),  # the app's 401
+            client.post(proxy.https + "/api/layouts/check", content=b" " * (LIMIT + 1)),  # nginx
+        ]
+        assert [a.status_code for a in answers] == [200, 200, 404, 401, 413]
+        for answer in answers:
+            assert answer.headers.get("strict-transport-security") == HSTS, answer.request.url
+            assert answer.url.scheme == "https" and answer.http_version == "HTTP/1.1"
+
+
+def handshake(port: int, context: ssl.SSLContext) -> tuple[str | None, str, bool]:
+    """A TLS handshake with 127.0.0.1:``port``: the protocol, cipher and whether the session
+    was resumed; raises ssl.SSLError if the server refuses it."""
+    with (
+        socket.create_connection(("127.0.0.1", port), timeout=10) as conn,
+        context.wrap_socket(conn, server_hostname="127.0.0.1") as tls,
+    ):
+        cipher = tls.cipher()
+        assert cipher is not None
+        return tls.version(), cipher[0], bool(tls.session_reused)
+
+
+def lenient(proxy: Nginx, lowest: ssl.TLSVersion, highest: ssl.TLSVersion, ciphers: str) -> Any:
+    """A client context offering the protocols from ``lowest`` to ``highest`` and ``ciphers``,
+    at OpenSSL's security level 0: whatever is refused, the server refused."""
+    context = proxy.tls()
+    context.set_ciphers(f"{ciphers}:@SECLEVEL=0")
+    with warnings.catch_warnings():  # Python deprecates naming TLS 1.0 and 1.1, as it should
+        warnings.simplefilter("ignore", DeprecationWarning)
+        context.minimum_version, context.maximum_version = lowest, highest
+    return context
+
+
+@needs_nginx
+def test_nginx_speaks_tls_1_2_and_1_3_with_forward_secret_aead_ciphers_only(
+    behind_proxy: str,
+) -> None:
+    versions = ssl.TLSVersion
+    with nginx_before(behind_proxy) as proxy:
+        port = proxy.https_port
+        for version in (versions.TLSv1, versions.TLSv1_1):  # offered, refused by the server
+            with pytest.raises(ssl.SSLError, match="ALERT_PROTOCOL_VERSION"):
+                handshake(port, lenient(proxy, version, version, "ALL"))
+        # the same client, offering the old ones too, ends on the newest both speak
+        assert handshake(port, lenient(proxy, versions.TLSv1, versions.TLSv1_3, "ALL"))[0] == (
+            "TLSv1.3"
+        )
+        assert handshake(port, lenient(proxy, versions.TLSv1, versions.TLSv1_2, "ALL"))[0] == (
+            "TLSv1.2"
+        )
+        tls12 = (versions.TLSv1_2, versions.TLSv1_2)
+        for weak in ("ECDHE-ECDSA-AES128-SHA", "ECDHE-ECDSA-AES256-SHA384", "AES128-SHA"):
+            with pytest.raises(ssl.SSLError, match="HANDSHAKE_FAILURE"):  # no CBC, no RSA kx
+                handshake(port, lenient(proxy, *tls12, weak))
+        for strong in ("ECDHE-ECDSA-AES128-GCM-SHA256", "ECDHE-ECDSA-CHACHA20-POLY1305"):
+            assert handshake(port, lenient(proxy, *tls12, strong))[:2] == ("TLSv1.2", strong)
+        # TLS 1.2 sessions resume from the shared cache (no tickets)
+        context = proxy.tls()
+        context.maximum_version = versions.TLSv1_2
+        with (
+            socket.create_connection(("127.0.0.1", port), timeout=10) as conn,
+            context.wrap_socket(conn, server_hostname="127.0.0.1") as first,
+        ):
+            session = first.session
+            assert session is not None and not session.has_ticket
+        with (
+            socket.create_connection(("127.0.0.1", port), timeout=10) as conn,
+            context.wrap_socket(conn, server_hostname="127.0.0.1", session=session) as again,
+        ):
+            assert again.session_reused
+
+
+@needs_nginx
+def test_a_socket_signs_in_over_wss_through_nginx(behind_proxy: str) -> None:
+    with nginx_before(behind_proxy) as proxy:
+        tls = proxy.tls()
+        transport = httpx.HTTPTransport(local_address="127.0.0.8", verify=tls)
+        with httpx.Client(base_url=proxy.https, transport=transport) as client:
+            guest = client.post("/api/auth/guest").json()
+        # as a page of this server opens it: wss:// on the same host, its Origin that page's
+        with live_socket(proxy.https, guest["token"], ssl=tls, origin=proxy.https) as ws:
+            assert ws.request is not None and ws.request.path == "/ws"
+            assert isinstance(ws.socket, ssl.SSLSocket) and ws.socket.version() == "TLSv1.3"
+            welcome = json.loads(ws.recv(timeout=10))
+            assert welcome["type"] == "welcome" and welcome["user"]["name"] == guest["user"]["name"]
+            ws.send(json.dumps({"type": "ping", "id": 1}))
+            pong = json.loads(ws.recv(timeout=10))
+            assert pong["type"] == "pong" and pong["ref"] == 1
+
+
+class Recorder(BaseHTTPRequestHandler):
+    """An upstream that answers every GET with ``{}`` and keeps what it was sent."""
+
+    seen: list[tuple[str, Any]]  # the peer's address and the request's headers
+
+    def do_GET(self) -> None:
+        self.seen.append((self.client_address[0], self.headers))
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", "2")
+        self.end_headers()
+        self.wfile.write(b"{}")
+
+    def log_message(self, format: str, *args: Any) -> None:  # quiet
+        pass
+
+
+@needs_nginx
+def test_nginx_tells_the_app_the_client_s_address_and_https() -> None:
+    seen: list[tuple[str, Any]] = []
+    handler = type("Recording", (Recorder,), {"seen": seen})
+    upstream = ThreadingHTTPServer(("127.0.0.1", free_port()), handler)
+    serving = threading.Thread(target=upstream.serve_forever, daemon=True)
+    serving.start()
+    try:
+        with nginx_before(f"http://127.0.0.1:{upstream.server_port}") as proxy:
+            transport = httpx.HTTPTransport(local_address="127.0.0.9", verify=proxy.tls())
+            with httpx.Client(transport=transport) as client:
+                told = {"X-Forwarded-For": "10.9.9.9", "X-Real-IP": "10.9.9.9"}
+                told["X-Forwarded-Proto"] = "http"
+                answer = client.get(proxy.https + "/api/lobby", headers=told)
+        assert answer.status_code == 200 and answer.headers["strict-transport-security"] == HSTS
+    finally:
+        upstream.shutdown()
+        upstream.server_close()
+    [(peer, headers)] = seen
+    assert peer == "127.0.0.2"  # the proxy's own address, the one the nodes trust
+    # what the client said of itself is replaced, not passed on beside the truth
+    assert headers.get_all("X-Forwarded-For") == ["127.0.0.9"]
+    assert headers.get_all("X-Real-IP") == ["127.0.0.9"]
+    assert headers.get_all("X-Forwarded-Proto") == ["https"]
+    assert headers["Host"] == f"127.0.0.1:{proxy.https_port}"
+
+
+# --- the deployment: compose and the first start's certificate -----------------------------
+
+
+def certificate_text(path: Path) -> str:
+    """``openssl x509 -text`` of the certificate at ``path``."""
+    command = ["openssl", "x509", "-in", str(path), "-noout", "-text"]
+    return subprocess.run(command, check=True, capture_output=True, text=True).stdout
+
+
+def tls_cert(folder: Path, **env: str) -> subprocess.CompletedProcess[str]:
+    """``deploy/tls-cert.sh folder``, as compose's ``certs`` service runs it."""
+    return subprocess.run(
+        ["sh", str(REPO / "deploy/tls-cert.sh"), str(folder)],
+        check=False,  # the tests read its status
+        capture_output=True,
+        text=True,
+        env={**os.environ, **env},
+    )
+
+
+def expiring(folder: Path, name: str) -> None:
+    """A certificate for ``name`` valid 3 days more, and its key, in ``folder``."""
+    folder.mkdir(exist_ok=True)
+    subprocess.run(
+        ["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256"]
+        + ["-nodes", "-days", "3", "-subj", f"/CN={name}"]
+        + ["-keyout", str(folder / "privkey.pem"), "-out", str(folder / "fullchain.pem")],
+        check=True,
+        capture_output=True,
+    )
+
+
+def cert_days(path: Path) -> float:
+    """How many days the certificate at ``path`` is valid still."""
+    command = ["openssl", "x509", "-in", str(path), "-noout", "-enddate"]
+    end = subprocess.run(command, check=True, capture_output=True, text=True).stdout
+    return (ssl.cert_time_to_seconds(end.strip().removeprefix("notAfter=")) - time.time()) / 86400
+
+
+def test_the_first_start_makes_a_self_signed_certificate_and_keeps_real_ones(
+    tmp_path: Path,
+) -> None:
+    folder = tmp_path / "certs"
+    made = tls_cert(folder)
+    assert made.returncode == 0 and "self-signed" in made.stdout, made.stderr
+    cert, key = folder / "fullchain.pem", folder / "privkey.pem"
+    assert key.stat().st_mode & 0o777 == 0o600  # the key is its owner's alone
+    text = certificate_text(cert)
+    assert "DNS:localhost, IP Address:127.0.0.1, IP Address:0:0:0:0:0:0:0:1" in text
+    assert "CA:FALSE" in text and "TLS Web Server Authentication" in text  # a server's
+    assert "id-ecPublicKey" in text and "P-256" in text
+    assert sorted(p.name for p in folder.iterdir()) == ["fullchain.pem", "privkey.pem"]
+    # a later start keeps it
+    before = cert.read_bytes(), key.read_bytes()
+    kept = tls_cert(folder)
+    assert kept.returncode == 0 and "keeping" in kept.stdout
+    assert (cert.read_bytes(), key.read_bytes()) == before
+    # a self-signed one of its own that expires within 30 days is made again
+    expiring(folder, "Junqi self-signed")
+    renewed = tls_cert(folder)
+    assert renewed.returncode == 0 and "expires within 30 days" in renewed.stdout
+    assert "DNS:localhost" in certificate_text(cert) and cert_days(cert) > 360
+    # real certificates, mounted, are never written over, even about to expire
+    real = tmp_path / "real"
+    expiring(real, "junqi.example")
+    chain = (real / "fullchain.pem").read_bytes()
+    assert tls_cert(real).returncode == 0 and (real / "fullchain.pem").read_bytes() == chain
+    (real / "fullchain.pem").write_text("a CA's chain\n")  # nor files it cannot read
+    assert tls_cert(real).returncode == 0
+    assert (real / "fullchain.pem").read_text() == "a CA's chain\n"
+    # half a pair is a mistake, said so, and left as it is
+    (real / "privkey.pem").unlink()
+    half = tls_cert(real)
+    assert half.returncode != 0 and "only one of" in half.stderr
+    assert [p.name for p in real.iterdir()] == ["fullchain.pem"]
+    # other names for a machine reached by another name
+    named = tls_cert(tmp_path / "named", TLS_NAMES="DNS:junqi.example,IP:192.0.2.7")
+    assert named.returncode == 0, named.stderr
+    text = certificate_text(tmp_path / "named/fullchain.pem")
+    assert "DNS:junqi.example, IP Address:192.0.2.7" in text
+
+
+def mount(volume: str) -> tuple[str, str]:
+    """A compose volume in short syntax (``source:target[:mode]``, the source perhaps
+    ``${VARIABLE:-default}``): its target and its source."""
+    source, target = volume.removesuffix(":ro").removesuffix(":rw").rsplit(":", 1)
+    return target, source
+
+
+def test_compose_serves_https_with_the_first_start_s_certificate() -> None:
+    compose = yaml.safe_load((REPO / "docker-compose.yml").read_text())
+    services = compose["services"]
+    proxy, certs = services["proxy"], services["certs"]
+    assert sorted(proxy["ports"]) == ["443:443", "80:80"]  # 80 only redirects
+    # nginx reads its certificate where the certs service leaves it, from one volume
+    mounts = dict(map(mount, proxy["volumes"]))
+    assert mounts["/etc/nginx/nginx.conf"] == "./deploy/nginx.conf"
+    assert CERTS in (REPO / "deploy/nginx.conf").read_text()
+    volume = mounts[CERTS.rstrip("/")]
+    assert volume == "${JUNQI_TLS_DIR:-certs}" and "certs" in compose["volumes"]
+    made = dict(map(mount, certs["volumes"]))
+    assert made["/certs"] == volume and made["/deploy/tls-cert.sh"] == "./deploy/tls-cert.sh"
+    assert certs["entrypoint"] == ["sh", "/deploy/tls-cert.sh", "/certs"]
+    assert certs["build"] == "."  # the app's image, which has openssl
+    assert "openssl" in (REPO / "Dockerfile").read_text()
+    assert proxy["depends_on"]["certs"] == {"condition": "service_completed_successfully"}
+    assert "https://127.0.0.1/health" in proxy["healthcheck"]["test"]
+    # the pages' origin is the HTTPS one, and the nodes believe the proxy's X-Forwarded-Proto
+    for name in ("app1", "app2"):
+        environment = services[name]["environment"]
+        assert json.loads(environment["JUNQI_ALLOWED_ORIGINS"]) == ["https://localhost"]
+        assert json.loads(environment["JUNQI_TRUSTED_PROXIES"]) == ["172.30.86.10"]
