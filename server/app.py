@@ -74,7 +74,12 @@ def create_app(settings: Settings | None = None, tune_gc: bool = False) -> FastA
         think = thinker(workers, settings.bot_pause_seconds, settings.bot_budget_scale)
         metrics = app.state.metrics = observability.Metrics()
         policy = TablePolicy(
-            settings.idle_table_seconds, settings.seat_grace_seconds, settings.tables_per_creator
+            settings.idle_table_seconds,
+            settings.seat_grace_seconds,
+            settings.tables_per_creator,
+            settings.tables_per_address,
+            settings.lonely_table_seconds,
+            settings.shared_address_unrated,
         )
         app.state.lobby = lobby.Lobby(
             rooms, broker, Store(db.sessions), think, metrics, cluster, policy
@@ -102,6 +107,8 @@ def create_app(settings: Settings | None = None, tune_gc: bool = False) -> FastA
             seats=settings.seat_commands_per_10_seconds,
         )
         app.state.sockets_per_user = Counter()  # user id -> sockets open in this process
+        app.state.connections = set()  # this process's sockets (``realtime.Connection``)
+        rights = asyncio.create_task(realtime.watch_rights(app), name="socket rights")
         app.state.passwords = Passwords(
             settings.password_threads, settings.password_cost, settings.password_queue
         )
@@ -118,6 +125,7 @@ def create_app(settings: Settings | None = None, tune_gc: bool = False) -> FastA
             yield
         finally:
             lag.cancel()
+            rights.cancel()
             unwatch_collector()
             await app.state.lobby.close()
             await app.state.feeds.close()

@@ -104,6 +104,8 @@ class Settings(BaseSettings):
     # a table with no game on whose seated people are all one person (one account, or
     # accounts of one address) closes after this long
     lonely_table_seconds: float = 300.0
+    # seats sharing an address or a device (one person's accounts, likely) play unrated
+    shared_address_unrated: bool = True
     idle_table_seconds: float = 120.0  # a table with nobody seated and no game on closes
     seat_grace_seconds: float = 30.0  # between games a player with no socket left stands up
     actions_per_10_seconds: int = 100  # game actions a user may send

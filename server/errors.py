@@ -20,6 +20,8 @@ CODES = frozenset(
         "room_closed",
         "bad_option",
         "too_many_tables",
+        "address_tables",
+        "playing_elsewhere",
         "no_table",
         "escape_ban",
         # seats, bots and the game (``server.tables``)
@@ -47,6 +49,8 @@ CODES = frozenset(
         "muted",
         # moderation (``server.moderation``)
         "not_owner",
+        "own_table",
+        "unauthorized",
         # several processes (``server.cluster``)
         "moved",
         "unavailable",

@@ -11,11 +11,13 @@ its tables through ``server.cluster``, which it hands what the cluster needs of 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import json
 import logging
 import time
 import uuid
+from datetime import UTC, datetime
 from typing import Any
 
 from fastapi import APIRouter, HTTPException, Request
@@ -29,7 +31,7 @@ from server.cluster import Cluster, LobbyHooks
 from server.config import RoomConfig
 from server.errors import TableError
 from server.keeping import Keeper, Unreadable
-from server.models import Room, User
+from server.models import Room, User, aware
 from server.observability import Metrics
 from server.store import Store
 from server.table_options import BadOption, checked_room_options, kept_rules, table_rules
@@ -83,21 +85,43 @@ async def load_rooms(
             if row is not None and row.changed_at is not None:
                 log.info("room %s is managed over /admin: its configuration is not used", room.id)
                 continue
-            owner = None
-            if room.owner is not None:
-                found = await session.execute(select(User.id).where(User.name == room.owner))
-                owner = found.scalar_one_or_none()
             if row is None:
                 row = Room(id=room.id)
                 session.add(row)
             row.name, row.variant, row.max_tables = room.name, room.variant, room.tables
             row.options = json.dumps(room.options, ensure_ascii=False)
-            row.owner_id = owner
+            row.owner_id = await _configured_owner(session, row, room.owner)
             row.rated_with_bots = room.rated_with_bots
         await session.commit()
         order = {room.id: n for n, room in enumerate(configured)}
         rows = sorted(await stored_rooms(session), key=lambda r: order.get(r[0].id, len(order)))
         return [room_config(row, owner) for row, owner in rows]
+
+
+async def _configured_owner(session: AsyncSession, row: Room, name: str | None) -> int | None:
+    """The id of the owner the configuration names for the room ``row``: a user registered
+    before the configuration first named them (``Room.owner_named_at``), so that nobody
+    becomes 室主 by registering a name the configuration is waiting for. Otherwise nobody,
+    and the log says why."""
+    if name != row.owner_named:  # named now (or another name): from now on
+        row.owner_named, row.owner_named_at = name, datetime.now(UTC) if name else None
+    if name is None:
+        return None
+    user = (await session.execute(select(User).where(User.name == name))).scalar_one_or_none()
+    named_at = aware(row.owner_named_at)
+    created_at = aware(user.created_at) if user is not None else None
+    if user is not None and named_at is not None and created_at and created_at <= named_at:
+        return user.id
+    log.error(
+        "room %s has no owner: %r %s; register the owner first and then name them in "
+        "JUNQI_ROOMS (or give the room an owner over /admin/rooms)",
+        row.id,
+        name,
+        "is not a registered user"
+        if user is None
+        else "registered only after the configuration named them",
+    )
+    return None
 
 
 def check_rooms(rooms: list[RoomConfig]) -> None:
@@ -200,12 +224,15 @@ class Lobby:
         stand_in: bool = False,
         creator: tuple[int, str] | None = None,
         quick: bool = False,
+        address: str | None = None,
     ) -> Table:
-        """A new table of the room, opened by the user ``creator`` (id and name); ``options``
-        change the room's rule options for it, within what a table may change (parsed once
-        into the rules the table keeps: ``server.table_options``); ``stand_in`` (托管) lets a
-        bot play for a player who is away; ``quick``: a table of play now, outside the room's
-        count of tables."""
+        """A new table of the room, opened by the user ``creator`` (id and name) from
+        ``address``; ``options`` change the room's rule options for it, within what a table
+        may change (parsed once into the rules the table keeps: ``server.table_options``);
+        ``stand_in`` (托管) lets a bot play for a player who is away; ``quick``: a table of
+        play now, outside the room's count of tables and its creator's. A user may have
+        ``tables_per_creator`` tables open, the users of one address ``tables_per_address``:
+        a few accounts cannot fill a room."""
         room = await self.open_room(room_id)
         try:
             rules = table_rules(room.variant, room.options, options or {})
@@ -223,11 +250,23 @@ class Lobby:
                     "too_many_tables",
                     f"you have {opened} tables open already: sit at one or let one close",
                 )
+        if address is not None and not quick:
+            opened = sum(
+                e.get("creator_address") == address and not e.get("quick")
+                for e in self.entries.values()
+            )
+            if opened >= self.policy.tables_per_address:
+                raise TableError(
+                    "address_tables",
+                    f"{opened} tables opened from your address are open already: "
+                    "sit at one or let one close",
+                )
         table = Table(uuid.uuid4().hex[:12], room, self.services, rules)
         table.stand_ins = stand_in
         table.quick = quick
         if creator is not None:
             table.creator, table.creator_name = creator
+        table.creator_address = address
         if self.cluster is not None:
             await self.cluster.claim(table)
         self.tables[table.id] = table
@@ -235,12 +274,20 @@ class Lobby:
         self.changed(table)
         return table
 
-    async def play_now(self, room_id: str, user_id: int, name: str) -> Table:
+    async def play_now(
+        self,
+        room_id: str,
+        user_id: int,
+        name: str,
+        address: str | None = None,
+        device: str | None = None,
+    ) -> Table:
         """Play now (马上开始): the user's own table of bots in the room, or a new one, with
         the user seated and bots on every other seat. Its other tables of bots with no game on
         close: one is enough."""
         if room_id in self.closed_rooms:
             raise self.room_closed(room_id)
+        await self.stand_elsewhere(user_id)
         mine = [
             t
             for t in list(self.tables.values())
@@ -251,20 +298,45 @@ class Lobby:
             if other is not table:
                 await self.close_table(other, idle_only=False)
         if table is None:
-            table = await self.create_table(room_id, creator=(user_id, name), quick=True)
-        await self.run(table.id, "seat_with_bots", user_id=user_id, name=name)
+            table = await self.create_table(
+                room_id, creator=(user_id, name), quick=True, address=address
+            )
+        await self.run(
+            table.id, "seat_with_bots", user_id=user_id, name=name, address=address, device=device
+        )
         return table
 
+    async def stand_elsewhere(self, user_id: int, table_id: str | None = None) -> None:
+        """Before the user sits at ``table_id`` (or plays now): a seat at one table at a time.
+        The user stands up from any other table with no game on (so nobody holds tables by
+        sitting at them); a running game elsewhere refuses (``playing_elsewhere``). A table
+        this process has not heard of is left to say so itself (``no_table``)."""
+        if table_id is not None and table_id not in self.entries:
+            return
+        for other, entry in list(self.entries.items()):
+            if other == table_id or str(user_id) not in entry["players"]:
+                continue
+            if entry["listing"]["status"] == "playing":
+                raise TableError(
+                    "playing_elsewhere", "you are playing at another table: finish that game first"
+                )
+            with contextlib.suppress(TableError):  # gone, or moving: it counts us no more
+                await self.run(other, "stand", user_id=user_id)
+
     async def _reap_idle_tables(self) -> None:
-        """Close the tables with nobody seated and no game on for ``policy.idle_seconds``:
-        else abandoned tables would fill the rooms until a restart."""
+        """Close the tables with nobody seated and no game on for ``policy.idle_seconds``,
+        and those with no game on where one person alone sits (one account, or accounts of
+        one address or device) for ``policy.lonely_seconds``: else abandoned tables, or a few
+        accounts sitting at tables of their own, would fill the rooms."""
         while True:
             await asyncio.sleep(self.policy.sweep_seconds)
             now = time.time()
             for table in list(self.tables.values()):
-                idle = table.idle_since
+                idle, lonely = table.idle_since, table.lonely_since
                 if idle is not None and now - idle >= self.policy.idle_seconds:
                     await self.close_table(table)
+                elif lonely is not None and now - lonely >= self.policy.lonely_seconds:
+                    await self.close_table(table, why="lonely")
 
     async def close_table(self, table: Table, idle_only: bool = True, why: str = "idle") -> None:
         """Close a table of this process without a game on (``idle_only``: only if nobody sits

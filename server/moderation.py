@@ -78,7 +78,15 @@ async def kick(
     """Remove the player on ``seat`` (``Table.kick``); returns what happened and the table's
     version after it."""
     room = _check_moderator(actor, lobby, table)
-    ran = await lobby.run(table, "kick", seat=seat, penalty=penalty, by=actor.name, reason=reason)
+    ran = await lobby.run(
+        table,
+        "kick",
+        seat=seat,
+        penalty=penalty,
+        by=actor.name,
+        reason=reason,
+        judge=_judge(actor),
+    )
     done = ran["result"]
     async with sessions() as session:
         if done["outcome"] == "dissolved":
@@ -106,7 +114,7 @@ async def dissolve(
     """End the table's running game as a draw in which nobody scores; returns its id and the
     table's version after it."""
     room = _check_moderator(actor, lobby, table)
-    ran = await lobby.run(table, "dissolve", by=actor.name, reason=reason)
+    ran = await lobby.run(table, "dissolve", by=actor.name, reason=reason, judge=_judge(actor))
     game_id = ran["result"]
     async with sessions() as session:
         await _note_dissolved(session, game_id, actor, reason)
@@ -116,10 +124,18 @@ async def dissolve(
 
 
 def _check_moderator(actor: User, lobby: Lobby, table: str) -> RoomConfig:
+    """The table's room, if ``actor`` (as read just now: a role taken away counts at once)
+    may moderate it."""
     room = lobby.room_of(table)
     if not may_moderate(actor, room):
         raise TableError("not_owner", "only the room owner (室主) or an admin may do that")
     return room
+
+
+def _judge(actor: User) -> int | None:
+    """Who the table must check is not judging his own game: a room owner, never an admin
+    (whose every action is audited)."""
+    return None if actor.role == "admin" else actor.id
 
 
 async def _note_dissolved(session: AsyncSession, game_id: str, actor: User, reason: str) -> None:

@@ -107,7 +107,7 @@ class Muted(TypedDict):
 class Closed(TypedDict):
     type: Literal["closed"]
     table: str
-    why: Literal["idle", "room_closed", "lost"]
+    why: Literal["idle", "lonely", "room_closed", "lost"]
 
 
 class Banned(TypedDict):

@@ -21,6 +21,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
+import logging
+import re
 import time
 import uuid
 from collections import Counter
@@ -32,6 +34,8 @@ from urllib.parse import urlsplit
 import orjson
 from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 from pydantic import BaseModel, Field, TypeAdapter, ValidationError
+from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncSession
 
 from server import moderation, outbound
 from server.accounts import token_hash, user_for_token
@@ -40,12 +44,16 @@ from server.errors import TableError
 from server.feeds import Feeds, Handler
 from server.limits import RateLimits
 from server.lobby import LOBBY_TOPIC, Lobby
-from server.models import User
+from server.models import Token, User, aware
 from server.outbox import Outbox
 from server.penalties import escape_standing
 from server.updates import json_text, viewer_key
 
 router = APIRouter()
+log = logging.getLogger("junqi")
+RIGHTS_BATCH = 500  # sockets whose tokens one query reads again (``watch_rights``)
+# the id a browser keeps for itself, sent with ``auth`` (seats sharing one play unrated)
+DEVICE = re.compile(r"[A-Za-z0-9_-]{8,64}")
 # close codes (docs/protocol.md)
 UNAUTHORIZED = 4401  # no auth message in time, or a bad or expired token
 BANNED = 4003  # a banned user's sockets
@@ -214,11 +222,23 @@ def chat_text(text: str) -> str:
 class Connection:
     """One client socket: its user, its subscriptions and the tables it watches."""
 
-    def __init__(self, ws: WebSocket, user: User, lobby: Lobby, token_hash: str) -> None:
+    def __init__(
+        self,
+        ws: WebSocket,
+        user: User,
+        lobby: Lobby,
+        token_hash: str,
+        device: str | None = None,
+    ) -> None:
         self.ws = ws
-        self.user = user
+        self.user = user  # as last read (``check_rights``): its role and bans
         self.lobby = lobby
         self.token_hash = token_hash  # the socket's token, as stored (a logout closes its sockets)
+        self.expires_at: datetime | None = None  # the token's end, as last read
+        # where the client is (``server.addresses``) and the id its browser keeps for itself:
+        # seats sharing either play unrated (``Table.unrated_because``)
+        self.address = connection_address(ws)
+        self.device = device
         self.settings = ws.app.state.settings
         self.feeds: Feeds = ws.app.state.feeds
         self.following: set[str] = set()  # topics
@@ -292,6 +312,9 @@ class Connection:
     # --- messages -----------------------------------------------------------------------------
 
     async def handle(self, raw: str) -> None:
+        if self.expires_at is not None and datetime.now(UTC) >= self.expires_at:
+            await self.close(UNAUTHORIZED, "the login expired")
+            return
         if len(raw.encode()) > self.settings.max_message_bytes:
             await self.error(
                 None, "too_large", f"messages are at most {self.settings.max_message_bytes} bytes"
@@ -318,6 +341,31 @@ class Connection:
         if not isinstance(message, Ping):
             await self.send(outbound.Ok(type="ok", ref=ref, **(extra or {})))
 
+    async def check_rights(self) -> bool:
+        """Read the socket's token and user again: a token revoked or expired closes the
+        socket (4401), a ban too (4003); else the user's role and bans are as they are now.
+        Returns whether the socket stays open."""
+        async with self.lobby.store.sessions() as session:
+            rights = await rights_of(session, [self.token_hash])
+        return await self.apply_rights(rights.get(self.token_hash))
+
+    async def apply_rights(self, found: tuple[datetime, User] | None) -> bool:
+        """What ``check_rights`` does with what it read (``found``: the token's end and
+        its user, None if the token is gone)."""
+        if self.done:
+            return False
+        if found is None or found[0] <= datetime.now(UTC):
+            await self.send(outbound.LoggedOut(type="logged_out"))
+            await self.close(UNAUTHORIZED, "logged out" if found is None else "the login expired")
+            return False
+        self.expires_at, self.user = found
+        if self.user.banned(datetime.now(UTC)):
+            banned = moderation.ban_message(self.user)
+            await self.send(outbound.Banned(type="banned", message=banned))
+            await self.close(BANNED, "banned")
+            return False
+        return True
+
     async def check_escape_ban(self) -> None:
         """Repeat escapers may not join tables for a while (``server.penalties``); a table of
         bots (play now) stays open to them."""
@@ -342,7 +390,9 @@ class Connection:
             await self.lobby_update(self.lobby.listing())
         elif isinstance(m, CreateTable):
             creator = (user.id, user.name)
-            table = await self.lobby.create_table(m.room, m.options, m.stand_in, creator)
+            table = await self.lobby.create_table(
+                m.room, m.options, m.stand_in, creator, address=self.address
+            )
             return {"table": table.id}
         elif isinstance(m, OpenTable):
             await self.open_table(m.table, m.since)
@@ -350,11 +400,20 @@ class Connection:
             await self.close_table(m.table)
         elif isinstance(m, Sit):
             await self.check_escape_ban()
-            await self.lobby.run(m.table, "sit", user_id=user.id, name=user.name, seat=m.seat)
+            await self.lobby.stand_elsewhere(user.id, m.table)
+            await self.lobby.run(
+                m.table,
+                "sit",
+                user_id=user.id,
+                name=user.name,
+                seat=m.seat,
+                address=self.address,
+                device=self.device,
+            )
             return {"version": await self.open_table(m.table, None)}
         elif isinstance(m, PlayNow):
             room = m.room or self.lobby.default_room()
-            table = await self.lobby.play_now(room, user.id, user.name)
+            table = await self.lobby.play_now(room, user.id, user.name, self.address, self.device)
             return {"table": table.id, "version": await self.open_table(table.id, None)}
         elif isinstance(m, AddBot):
             if m.type == "add_bot":
@@ -384,6 +443,9 @@ class Connection:
         elif isinstance(m, Chat):
             await self.chat(m)
         elif isinstance(m, Kick | Dissolve):
+            if not await self.check_rights():  # the moderator's rights as they are now
+                raise TableError("unauthorized", "sign in again")
+            user = self.user
             sessions = self.lobby.store.sessions
             if isinstance(m, Kick):
                 done = await moderation.kick(
@@ -599,6 +661,39 @@ class SilenceLimit:
         self.timer.cancel()
 
 
+async def rights_of(
+    session: AsyncSession, token_hashes: list[str]
+) -> dict[str, tuple[datetime, User]]:
+    """The end and the user of each of the tokens (by hash) that still exist."""
+    rows = await session.execute(
+        select(Token.token_hash, Token.expires_at, User)
+        .join(User, User.id == Token.user_id)
+        .where(Token.token_hash.in_(token_hashes))
+    )
+    found: dict[str, tuple[datetime, User]] = {}
+    for hashed, expires, user in rows.all():
+        found[hashed] = aware(expires) or expires, user
+    return found
+
+
+async def watch_rights(app: Any) -> None:
+    """Every ``rights_check_seconds``, read again the token and user of every socket of this
+    process (``Connection.apply_rights``): an expired or revoked token, or a ban, closes it;
+    a role taken away is gone. A batch at a time, so a thousand sockets cost a few queries."""
+    while True:
+        await asyncio.sleep(app.state.settings.rights_check_seconds)
+        connections = list(app.state.connections)
+        try:
+            for start in range(0, len(connections), RIGHTS_BATCH):
+                batch = connections[start : start + RIGHTS_BATCH]
+                async with app.state.db.sessions() as session:
+                    rights = await rights_of(session, list({c.token_hash for c in batch}))
+                for connection in batch:
+                    await connection.apply_rights(rights.get(connection.token_hash))
+        except Exception:  # the database away for a moment: the next round reads them
+            log.exception("the sockets' rights could not be read again")
+
+
 async def _user_of(ws: WebSocket, token: str) -> User | None:
     """The user of ``token`` (in a function of its own: a session named in the socket's own
     frame would stay with it, identity map and all, as long as the socket lives)."""
@@ -606,8 +701,9 @@ async def _user_of(ws: WebSocket, token: str) -> User | None:
         return await user_for_token(session, token)
 
 
-def _auth_token(frame: Mapping[str, Any], max_bytes: int) -> str | None:
-    """The token of a socket's first frame, if that is ``{"type": "auth", "token": ...}``."""
+def _auth(frame: Mapping[str, Any], max_bytes: int) -> tuple[str, str | None] | None:
+    """The token of a socket's first frame, if that is ``{"type": "auth", "token": ...}``, and
+    the ``device`` id it names, if any and well formed (``DEVICE``)."""
     raw = frame.get("text")
     if raw is None or len(raw) > max_bytes:
         return None
@@ -617,14 +713,18 @@ def _auth_token(frame: Mapping[str, Any], max_bytes: int) -> str | None:
         return None
     if not isinstance(data, dict) or data.get("type") != "auth":
         return None
-    token = data.get("token")
-    return token if isinstance(token, str) and token else None
+    token, device = data.get("token"), data.get("device")
+    if not isinstance(token, str) or not token:
+        return None
+    return token, device if isinstance(device, str) and DEVICE.fullmatch(device) else None
 
 
-async def sign_in(ws: WebSocket) -> tuple[User, str] | None:
-    """The user and token of an accepted socket, from its first message (``auth``); None if
+async def sign_in(ws: WebSocket) -> tuple[User, str, str | None] | None:
+    """The user, token and device id of an accepted socket, from its first message
+    (``auth``); None if
     the socket was closed instead: no token in time, a bad or expired one (4401), a ban
-    (4003)."""
+    (4003): the user's, or one that covers the socket's address or the user's last one
+    (``block_banned_addresses``, ``server.addresses``)."""
     settings = ws.app.state.settings
     if "token" in ws.query_params:  # the URL is logged by every proxy on the way
         await ws.close(code=UNAUTHORIZED, reason="send the token in an auth message, not the URL")
@@ -636,10 +736,11 @@ async def sign_in(ws: WebSocket) -> tuple[User, str] | None:
         return None
     if frame["type"] == "websocket.disconnect":
         return None
-    token = _auth_token(frame, settings.max_message_bytes)
-    if token is None:
+    auth = _auth(frame, settings.max_message_bytes)
+    if auth is None:
         await ws.close(code=UNAUTHORIZED, reason="the first message must be auth, with a token")
         return None
+    token, device = auth
     user = await _user_of(ws, token)
     if user is None:
         await ws.close(code=UNAUTHORIZED, reason="a valid token is needed")
@@ -653,7 +754,7 @@ async def sign_in(ws: WebSocket) -> tuple[User, str] | None:
         if blocked:
             await ws.close(code=BANNED, reason="a ban covers this address")
             return None
-    return user, token
+    return user, token, device
 
 
 @router.websocket("/ws")
@@ -670,7 +771,7 @@ async def socket(ws: WebSocket) -> None:
         return  # gone meanwhile
     if signed_in is None:
         return
-    user, token = signed_in
+    user, token, device = signed_in
     sockets: Counter[int] = app.state.sockets_per_user  # counted in this process
     if sockets[user.id] >= settings.sockets_per_user:
         with contextlib.suppress(Exception):
@@ -678,9 +779,12 @@ async def socket(ws: WebSocket) -> None:
         return
     sockets[user.id] += 1
     app.state.metrics.connections.inc()
-    connection = Connection(ws, user, app.state.lobby, token_hash(token))
+    connection = Connection(ws, user, app.state.lobby, token_hash(token), device)
     silence = SilenceLimit(connection, settings.heartbeat_seconds * 3)
+    app.state.connections.add(connection)
     try:
+        if not await connection.check_rights():  # its token's end, read once
+            return
         me = outbound.User(id=user.id, name=user.name, role=user.role)
         await connection.send(outbound.Welcome(type="welcome", user=me))
         await connection.follow(moderation.user_topic(user.id), connection.notice)
@@ -700,6 +804,7 @@ async def socket(ws: WebSocket) -> None:
         pass  # gone, or closed while we were answering
     finally:
         silence.stop()
+        app.state.connections.discard(connection)
         sockets[user.id] -= 1
         if not sockets[user.id]:
             del sockets[user.id]

@@ -38,6 +38,12 @@ TABLE_BOUNDS: dict[str, tuple[int, int]] = {
 SCORE_BOUNDS = (0, 100)  # score_x, score_y, score_z of 三国
 ROOM_MOST = 100_000  # any other whole number
 
+# The platform's rules for every room, under the room's own options (an operator may still set
+# them otherwise): whoever lets the clock run out to the skip limit has left the game, an escape
+# in every variant, as a closed page is (docs/engine.md, "Leaving a game"). The standard game
+# makes it one in 乱战 only; forced skips (no legal move) never are.
+PLATFORM_RULES: dict[str, Any] = {"timeouts_are_escape": True}
+
 # the options a table may change; the others are its room's alone
 TABLE_MAY_CHANGE = frozenset(
     {
@@ -92,6 +98,7 @@ def table_rules(variant: str, room: dict[str, Any], options: dict[str, Any]) -> 
     """The rules of a new table that asks for ``options``: its changes are those that differ
     from the room's rules, each allowed and within bounds; ``BadOption`` names the first
     that is not."""
+    room = {**PLATFORM_RULES, **room}
     rules = get_variant(variant).rules_with(room).to_dict()
     for name in options:
         if name not in rules:
@@ -107,7 +114,8 @@ def table_rules(variant: str, room: dict[str, Any], options: dict[str, Any]) -> 
 def kept_rules(variant: str, room: dict[str, Any], changes: dict[str, Any]) -> TableRules:
     """The rules of a table taken back with the ``changes`` it was made with (checked then);
     ``MalformedInput`` if this version cannot read them."""
-    return TableRules(dict(changes), get_variant(variant).rules_with({**room, **changes}))
+    rules = get_variant(variant).rules_with({**PLATFORM_RULES, **room, **changes})
+    return TableRules(dict(changes), rules)
 
 
 def _check(

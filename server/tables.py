@@ -56,6 +56,26 @@ RESTART_GRACE = 10.0  # seconds added to the clock of the seat to move after a r
 PLAYING_PHASES = (Phase.PICKING, Phase.REDEALING, Phase.BIDDING, Phase.DEPLOYING, Phase.PLAYING)
 
 
+def persons(people: list[SeatInfo]) -> tuple[int, int]:
+    """How many accounts sit among ``people``, and how many persons they may be: accounts
+    that share an address or a device (or share one with an account that shares another)
+    count as one."""
+    root = {p.user_id: p.user_id for p in people}
+
+    def find(user: int | None) -> int | None:
+        while root[user] != user:
+            user = root[user]
+        return user
+
+    for key in ("address", "device"):
+        holder: dict[str, int | None] = {}  # a value -> an account that has it
+        for p in people:
+            value = getattr(p, key)
+            if value is not None:
+                root[find(p.user_id)] = find(holder.setdefault(value, p.user_id))
+    return len(root), len({find(user) for user in root})
+
+
 def dissolved(state: GameState) -> GameState:
     """The game ended by a moderator's decision (RULES.md §11: a kick without penalty, or a
     dissolved game): a draw in which nobody scores. Not an engine action, as no player can
@@ -83,6 +103,10 @@ class SeatInfo:
     level: str = "normal"  # the bot's level
     taken_over: bool = False  # 托管: a bot plays for this player until they come back
     asked_stand_in: bool = False  # the player asked for 托管: it lasts until they end it
+    # where the player sat down from (``server.addresses``) and the browser's own id for
+    # itself: seats sharing either play unrated (never shown to anyone)
+    address: str | None = None
+    device: str | None = None
 
     @property
     def taken(self) -> bool:
@@ -98,10 +122,13 @@ class TablePolicy:
     seat_grace_seconds: float = 30.0  # between games, a seated player with no socket left
     # keeps the seat this long (a reload), then stands up
     tables_per_creator: int = 3  # tables one user may have open (play now apart)
+    tables_per_address: int = 3  # tables the users of one address may have open (play now apart)
+    lonely_seconds: float = 300.0  # no game on, and all seated are one person: the table closes
+    shared_address_unrated: bool = True  # seats sharing an address or a device play unrated
 
     @property
     def sweep_seconds(self) -> float:
-        return min(5.0, self.idle_seconds / 4)
+        return min(5.0, self.idle_seconds / 4, self.lonely_seconds / 4)
 
 
 @dataclass
@@ -195,13 +222,18 @@ class Table:
         self.stood_in: set[int] = set()  # seats a bot played for in this game
         self.quick = False  # a table of play now (马上开始)
         self.idle_since: float | None = time.time()  # nobody seated and no game on, since
+        self.lonely_since: float | None = None  # no game on and all seated one person, since
+        self.game_shared = False  # the running game's seats shared an address or a device
+        self.creator_address: str | None = None  # where the creator opened it from
         # in a cluster (``server.cluster``): the table's epoch, and until when (monotonic) this
         # process is sure of its lease on it; None: one process, always sure
         self.epoch = 0
         self.lease_until: float | None = None
         self.acted_at = 0.0  # when the last action was applied
         self.clocks_held = False  # paused for the platform's fault (``hold_clocks``)
-        self.heard: dict[int, float] = {}  # user id -> when a command of theirs last came
+        # user id -> when an action of theirs was last applied: a player who plays their
+        # turns is present even with no socket watching here (one that missed a takeover)
+        self.played_at: dict[int, float] = {}
 
     # --- the actor ----------------------------------------------------------------------------
 
@@ -234,8 +266,6 @@ class Table:
             raise TableError("bad_command", f"no table command {command!r}")
         if not self.sure():  # it may be another process's table by now: the caller looks again
             raise TableError("moved", "the table may be moving to another server; try again")
-        if "user_id" in args and command not in ("close_for", "snapshot"):
-            self.heard[args["user_id"]] = time.time()
 
         async def execute() -> Any:
             result = getattr(self, command)(**args)
@@ -263,18 +293,42 @@ class Table:
             self.set_alarm()
 
     def note_idle(self) -> None:
-        """Note since when the table has had nobody seated and no game on (the lobby closes
-        it after a while: ``Lobby._reap_idle_tables``)."""
-        if self.in_game or any(s.user_id is not None for s in self.seats):
+        """Note since when the table has had nobody seated and no game on, and since when
+        no game on and nobody seated but one person (the lobby closes it after a while:
+        ``Lobby._reap_idle_tables``)."""
+        people = [s for s in self.seats if s.user_id is not None]
+        if self.in_game or people:
             self.idle_since = None
         elif self.idle_since is None:
             self.idle_since = time.time()
+        if self.in_game or not people or not self.one_person(people):
+            self.lonely_since = None
+        elif self.lonely_since is None:
+            self.lonely_since = time.time()
+
+    @staticmethod
+    def one_person(people: list[SeatInfo]) -> bool:
+        """Whether the seated ``people`` may all be one person: one account, or accounts that
+        share an address or a device."""
+        return persons(people)[1] == 1
+
+    def shared_seats(self) -> bool:
+        """Whether two seated accounts share an address or a device (one person's accounts,
+        likely: a game between them proves nothing)."""
+        accounts, people = persons([s for s in self.seats if s.user_id is not None])
+        return people < accounts
 
     async def close(self, idle_only: bool, why: str = "idle") -> bool:
-        """The table closes (no game may be on; ``idle_only``: nobody may be seated either);
-        those watching it hear so, and ``why``. Returns whether it did."""
+        """The table closes (no game may be on; ``idle_only``: nobody may be seated either,
+        but one person for ``lonely_seconds``, ``why`` "lonely"); those watching it hear so,
+        and ``why``. Returns whether it did."""
         self.note_idle()
-        if self.in_game or (idle_only and self.idle_since is None):
+        if self.in_game:
+            return False
+        if idle_only and why == "lonely":
+            if self.lonely_since is None:
+                return False
+        elif idle_only and self.idle_since is None:
             return False
         self.broker.publish(f"table:{self.id}", {"table": self.id, "closed": True, "why": why})
         return True
@@ -379,7 +433,14 @@ class Table:
     def seat_of(self, user_id: int) -> int | None:
         return next((i for i, s in enumerate(self.seats) if s.user_id == user_id), None)
 
-    async def sit(self, user_id: int, name: str, seat: int) -> None:
+    async def sit(
+        self,
+        user_id: int,
+        name: str,
+        seat: int,
+        address: str | None = None,
+        device: str | None = None,
+    ) -> None:
         if self.in_game:
             raise TableError("game_running", "seats change only between games")
         if seat not in range(len(self.seats)):
@@ -390,7 +451,9 @@ class Table:
         if old is not None:
             self.seats[old] = SeatInfo()
         points = (await self.store.points(self.variant.key, [user_id]))[user_id]
-        self.seats[seat] = SeatInfo(user_id=user_id, name=name, points=points)
+        self.seats[seat] = SeatInfo(
+            user_id=user_id, name=name, points=points, address=address, device=device
+        )
         if self.host is None or self.host == old:
             self.host = seat
         self.seats_changed()
@@ -492,7 +555,9 @@ class Table:
         """Whether a person other than ``user_id`` sits at the table."""
         return any(s.user_id not in (None, user_id) for s in self.seats)
 
-    async def seat_with_bots(self, user_id: int, name: str) -> None:
+    async def seat_with_bots(
+        self, user_id: int, name: str, address: str | None = None, device: str | None = None
+    ) -> None:
         """Play now: the user sits (on their own seat if they have one, else the first free
         one) and bots take every other free seat, ready."""
         if self.in_game:
@@ -502,7 +567,7 @@ class Table:
             free = next((i for i, s in enumerate(self.seats) if not s.taken), None)
             if free is None:
                 raise TableError("seat_taken", "no seat is free")
-            await self.sit(user_id, name, free)
+            await self.sit(user_id, name, free, address, device)
         for other, info in enumerate(self.seats):
             if not info.taken:
                 await self.add_bot(user_id, other)
@@ -529,10 +594,22 @@ class Table:
         if self.in_game:
             self.record([Event("stand_in", {"seat": seat, "on": on, "why": why})])
 
-    async def kick(self, seat: int, penalty: bool, by: str, reason: str) -> dict[str, Any]:
+    def check_not_own(self, judge: int | None) -> None:
+        """A room owner (``judge``, a user id; None: an admin, who may) judges no table he
+        sits at, nor the game he plays in."""
+        if judge is not None and (self.seat_of(judge) is not None or judge in self.players):
+            raise TableError(
+                "own_table", "a room owner does not judge his own table or game: ask an admin"
+            )
+
+    async def kick(
+        self, seat: int, penalty: bool, by: str, reason: str, judge: int | None = None
+    ) -> dict[str, Any]:
         """A room owner or an admin (``by``) removes the player on ``seat`` (RULES.md §11).
         Between games the player just loses the seat; during one, with ``penalty`` it is
-        their escape, without it the game is dissolved as a draw. Returns what happened."""
+        their escape, without it the game is dissolved as a draw. Returns what happened.
+        ``judge``: the room owner's user id (``check_not_own``); None for an admin."""
+        self.check_not_own(judge)
         info = self.seats[seat] if seat in range(len(self.seats)) else None
         if info is None or info.user_id is None:
             raise TableError("bad_seat", f"no player on seat {seat}")
@@ -553,9 +630,10 @@ class Table:
         self.vacate(seat)
         return {**kicked, "user_id": info.user_id, "game_id": game_id}
 
-    async def dissolve(self, by: str, reason: str) -> str:
+    async def dissolve(self, by: str, reason: str, judge: int | None = None) -> str:
         """End the running game as a draw in which nobody scores (a moderator, ``by``,
-        decided); returns the game's id."""
+        decided); returns the game's id. ``judge`` as for ``kick``."""
+        self.check_not_own(judge)
         if not self.in_game or self.state is None or self.game_id is None:
             raise TableError("not_playing", "no game is running at this table")
         self.state = dissolved(self.state)
@@ -586,10 +664,12 @@ class Table:
             "host": self.host,
             "creator": self.creator,
             "creator_name": self.creator_name,
+            "creator_address": self.creator_address,
             "stand_in": self.stand_ins,
             "game_id": self.game_id,
             "players": self.players,
             "stood_in": sorted(self.stood_in),
+            "shared": self.game_shared,
             "version": self.version,
             "seq": self.seq,
             "saved_at": time.time(),
@@ -608,8 +688,10 @@ class Table:
         self.quick = data.get("quick", False)
         # tables kept by an older version name none
         self.creator, self.creator_name = data.get("creator"), data.get("creator_name")
+        self.creator_address = data.get("creator_address")
         self.game_id, self.players = data["game_id"], data["players"]
         self.stood_in = set(data["stood_in"])
+        self.game_shared = data.get("shared", False)  # kept by an older version: none
         # the version moves on: changes after the last save (seats only) were not kept
         self.version, self.seq = data["version"] + 1, data["seq"]
         self.state = engine.replay(kept.record)
@@ -642,6 +724,7 @@ class Table:
         if self.seats[seat].taken_over:
             raise TableError("stood_in", "a bot plays for you (托管): end it to play yourself")
         await self.act_as(seat, version, action)
+        self.played_at[user_id] = time.time()
 
     async def act_as(self, seat: int, version: int, action: dict[str, Any]) -> None:
         """A player's (or a bot's) action for ``seat``, made at table ``version``."""
@@ -691,12 +774,15 @@ class Table:
             assert self.state is not None
             info.away_until = time.time() + self.state.rules.disconnect_grace_seconds
             state = self.state
-            pause = (
+            if self.stand_ins and state.seats[seat].alive:
+                if socket is not None:  # not merely after a takeover, where all look away
+                    self.set_taken_over(seat, True, "away")  # 托管: a bot plays the grace
+            elif (
                 state.rules.pause_on_disconnect
                 and state.phase == Phase.PLAYING
-                and not self.stand_ins  # with 托管 a bot plays on instead
-            )
-            if pause and state.paused_since is None and state.seats[seat].alive:
+                and state.paused_since is None
+                and state.seats[seat].alive
+            ):
                 await self.apply(engine.Pause(now=time.time()))
         elif watching > 0:
             info.away_until = None
@@ -723,21 +809,21 @@ class Table:
         grace = self.rule_options.disconnect_grace_seconds
         for seat, info in enumerate(self.seats):
             if info.away_until is not None and now >= info.away_until:
-                heard = self.heard.get(info.user_id or 0, 0.0)
-                if self.in_game and now - heard < grace:
-                    # a socket of theirs spoke lately, though none watches here (a socket
-                    # that missed a takeover, say): never an escape for that
-                    info.away_until = heard + grace
+                played = self.played_at.get(info.user_id or 0, 0.0)
+                if self.in_game and now - played < grace:
+                    # a move of theirs came lately, though no socket of theirs watches here
+                    # (one that missed a takeover, say): a player who plays is not gone.
+                    # Nothing else counts: a command refused, or sent to a paused game,
+                    # would hold everyone hostage.
+                    info.away_until = played + grace
                     continue
                 info.away_until = None
                 if not self.in_game:
                     self.vacate(seat)  # gone between games: the seat is free again
                 elif self.state is not None and self.state.seats[seat].alive:
-                    if self.stand_ins:  # 托管: a bot plays on instead of the escape
-                        self.set_taken_over(seat, True, "away")
-                        self.seats_changed()
-                    else:
-                        await self.apply(engine.Escape(seat, now=now))
+                    # gone for the whole grace: an escape, whether a bot stood in meanwhile
+                    # (托管) or not (docs/engine.md, "Leaving a game")
+                    await self.apply(engine.Escape(seat, now=now))
                     await self.resume_if_all_back()
         state = self.state
         if state is None or state.phase not in PLAYING_PHASES or state.paused_since is not None:
@@ -758,6 +844,7 @@ class Table:
             self.seats = [self.seats[i] for i in order]
             self.host = 0
         self.players = [s.user_id for s in self.seats]
+        self.game_shared = self.shared_seats()
         grace = self.rule_options.disconnect_grace_seconds
         for info in self.seats:
             if info.away_until is not None:  # away between games: the game's grace from now
@@ -821,18 +908,26 @@ class Table:
             self.services.on_lost(self)
             raise TableError("moved", "the table moved to another server") from None
 
-    def unrated_because(self) -> str | None:
+    def unrated_because(self, shared: bool | None = None) -> str | None:
         """Why a game here would not move points: the table changed its room's rules
-        ("table_rules"), or bots play in a room that rates only people ("bots")."""
+        ("table_rules"), bots play in a room that rates only people ("bots"), or two seats
+        share an address or a device ("shared_address": one person's accounts, likely;
+        ``shared``: whether they did, by default as they sit now, or sat when the running
+        game began)."""
         if self.changes:
             return "table_rules"
         if not self.room.rated_with_bots and any(info.bot for info in self.seats):
             return "bots"
+        if shared is None:
+            shared = self.game_shared if self.in_game else self.shared_seats()
+        if self.services.policy.shared_address_unrated and shared:
+            return "shared_address"
         return None
 
     async def finish_game(self) -> None:
         assert self.state is not None and self.game_id is not None
-        unrated_because = self.unrated_because()
+        # as the game began: a seat left since (an escaper's) changes nothing
+        unrated_because = self.unrated_because(self.game_shared)
         rated = unrated_because is None
         stood_in = sorted(self.stood_in)
         try:
@@ -854,6 +949,10 @@ class Table:
             "unrated_because": unrated_because,
             "stake": scored.stake,
             "stood_in": stood_in,
+            # the same people's how-many-th rated game in a day, and the share of its points
+            # kept (``server.store``): the result card says so
+            "repeat": scored.repeat,
+            "factor": scored.factor,
         }
         try:
             await self.services.keeper.drop(self.id, self.epoch)
@@ -985,6 +1084,7 @@ class Table:
             "players": self.players_by_user(),
             "game": self.game_id,
             "creator": self.creator,
+            "creator_address": self.creator_address,
             "quick": self.quick,
         }
 

@@ -19,6 +19,10 @@ from tests.soak import SOAK
 # every app and server the tests start (their processes inherit it) hashes passwords at the
 # test cost: a test run makes hundreds of accounts (server/passwords.py)
 os.environ.setdefault("JUNQI_PASSWORD_COST", "test")
+# every client of a test comes from one loopback address: the rules per address (tables open,
+# seats that share one play unrated) have tests of their own, which set them
+os.environ.setdefault("JUNQI_TABLES_PER_ADDRESS", "100000")
+os.environ.setdefault("JUNQI_SHARED_ADDRESS_UNRATED", "false")
 # bots take their levels' fixed samples, not their thinking time (quick, reproducible); the
 # budgets have tests of their own
 os.environ.setdefault("JUNQI_BOT_BUDGET_SCALE", "0")

@@ -19,7 +19,7 @@ from server import bot_driver
 from server.app import create_app
 from server.config import RoomConfig
 from tests.server.conftest import make_settings
-from tests.server.sockets import audit
+from tests.server.sockets import Player, audit
 from tests.server.test_realtime import connect, connect_again
 
 
@@ -123,33 +123,45 @@ def test_only_the_tables_players_and_its_creator_seat_bots(sqlite_client: TestCl
         assert refused["code"] == "not_allowed", refused  # stood up: a passer-by again
 
 
-def test_a_bot_takes_over_when_the_grace_runs_out_and_hands_back(tmp_path: Path) -> None:
+def _stand_in_duel(stack: ExitStack, client: TestClient) -> tuple[Player, Player, str]:
+    """Alice and Bob deployed at a 二人 table with 托管 (``stand_in``), play about to begin."""
+    alice, bob = connect(stack, client, "alice"), connect(stack, client, "bob")
+    table = alice.request({"type": "create_table", "room": "quick", "stand_in": True})["table"]
+    alice.request({"type": "sit", "table": table, "seat": 0})
+    bob.request({"type": "sit", "table": table, "seat": 1})
+    for p in (alice, bob):
+        v = p.request({"type": "ready", "table": table})["version"]
+    for seat, p in ((0, alice), (1, bob)):
+        p.sync(v)
+        reply = p.act(
+            table, {"type": "place_layout", "layout": engine.auto_layout("liangguo", seat, 5)}
+        )
+    alice.sync(reply["version"])
+    return alice, bob, table
+
+
+def _stand_in_app(tmp_path: Path, grace: int) -> TestClient:
     settings = make_settings(f"sqlite+aiosqlite:///{tmp_path / 'standin.db'}")
     settings.rooms = [
         RoomConfig(
-            id="quick", name="quick", variant="liangguo", options={"disconnect_grace_seconds": 1}
+            id="quick",
+            name="quick",
+            variant="liangguo",
+            options={"disconnect_grace_seconds": grace, "move_seconds": 30},
         )
     ]
-    with TestClient(create_app(settings)) as client, ExitStack() as stack:
-        alice, bob = connect(stack, client, "alice"), connect(stack, client, "bob")
-        table = alice.request({"type": "create_table", "room": "quick", "stand_in": True})["table"]
-        alice.request({"type": "sit", "table": table, "seat": 0})
-        bob.request({"type": "sit", "table": table, "seat": 1})
-        for p in (alice, bob):
-            v = p.request({"type": "ready", "table": table})["version"]
-        for seat, p in ((0, alice), (1, bob)):
-            p.sync(v)
-            reply = p.act(
-                table, {"type": "place_layout", "layout": engine.auto_layout("liangguo", seat, 5)}
-            )
-        alice.sync(reply["version"])
+    return TestClient(create_app(settings))
+
+
+def test_a_bot_plays_for_an_away_player_through_the_grace_and_hands_back(
+    tmp_path: Path,
+) -> None:
+    with _stand_in_app(tmp_path, 60) as client, ExitStack() as stack:
+        alice, bob, table = _stand_in_duel(stack, client)
         bob.ws.close()
-        away = alice.until(lambda m: m["type"] == "update" and m["snapshot"]["seats"][1]["away"])
-        assert away["snapshot"]["seats"][1]["taken_over"] is False  # not before the grace ends
-        taken = alice.until(
-            lambda m: m["type"] == "update" and m["snapshot"]["seats"][1]["taken_over"]
-        )
-        assert taken["snapshot"]["status"] == "playing"  # no escape: the bot plays on
+        taken = alice.until(lambda m: m["type"] == "update" and m["snapshot"]["seats"][1]["away"])
+        # at once: the grace is the bot's, not the clock's
+        assert taken["snapshot"]["seats"][1]["taken_over"] is True
         rng = random.Random(1)
         moved_for_bob: list[dict[str, object]] = []
         while not moved_for_bob and alice.game["phase"] == "playing":
@@ -173,6 +185,21 @@ def test_a_bot_takes_over_when_the_grace_runs_out_and_hands_back(tmp_path: Path)
         back.request({"type": "open", "table": table})
         assert back.snapshot is not None
         assert back.snapshot["seats"][1]["taken_over"] is False  # handed back
+        assert back.snapshot["status"] == "playing"
+
+
+def test_an_away_player_escapes_when_the_grace_runs_out_though_a_bot_stood_in(
+    tmp_path: Path,
+) -> None:
+    with _stand_in_app(tmp_path, 1) as client, ExitStack() as stack:
+        alice, bob, table = _stand_in_duel(stack, client)
+        bob.ws.close()
+        taken = alice.until(lambda m: m["type"] == "update" and m["snapshot"]["seats"][1]["away"])
+        assert taken["snapshot"]["seats"][1]["taken_over"] is True
+        over = alice.until(lambda m: m["type"] == "update" and m["snapshot"]["status"] != "playing")
+        result = over["snapshot"]["game"]["result"]
+        assert [s["outcome"] for s in result["seats"]] == ["win", "escape"]
+        assert result["reason"] == "escape"
 
 
 def test_a_table_of_four_bots_plays_to_the_end_while_people_watch(

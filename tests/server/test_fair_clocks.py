@@ -1,5 +1,6 @@
-"""Nobody is punished for the platform's fault: a player whose socket still speaks is never
-declared escaped, and the time a table is not sure it is its process's (its lease lapsed) or
+"""Nobody is punished for the platform's fault, nor lets a game wait on them: a player who plays
+with no socket on the table (one that missed a takeover) is not declared escaped, one who only
+sends commands is, and the time a table is not sure it is its process's (its lease lapsed) or
 cannot reach its players (Redis away) does not count on anyone's clock."""
 
 from __future__ import annotations
@@ -9,6 +10,7 @@ from pathlib import Path
 
 from fastapi.testclient import TestClient
 
+import engine
 from server.tables import Table
 from tests.server.sockets import Player
 from tests.server.test_realtime import duel
@@ -31,20 +33,57 @@ def a_legal_move(player: Player, table: str) -> dict[str, object]:
     return player.act(table, {"type": "move", "origin": origin, "target": target})
 
 
-def test_a_player_who_still_speaks_is_not_declared_escaped(tmp_path: Path) -> None:
-    with duel(tmp_path, 3, {**SLOW, "disconnect_grace_seconds": 1}) as (_, _, alice, bob, table):
+def test_a_player_who_only_speaks_escapes_when_the_grace_runs_out(tmp_path: Path) -> None:
+    grace = {**SLOW, "disconnect_grace_seconds": 1}
+    with duel(tmp_path, 3, grace) as (client, _, alice, _, table):
+        actor = the_table(client, table)
         alice.request({"type": "close", "table": table})  # no socket of hers watches it now
-        speaking_until = time.monotonic() + 2.5  # well past her grace of a second
-        while time.monotonic() < speaking_until:
-            assert a_wrong_move(alice, table)["type"] == "error"  # refused, yet heard
-            time.sleep(0.3)
-        assert bob.request({"type": "open", "table": table})["type"] == "ok"
-        assert bob.snapshot is not None and bob.snapshot["status"] == "playing"
-        # silent now: the grace runs out from the last time she was heard
-        over = bob.until(lambda m: m["type"] == "update" and m["snapshot"]["status"] != "playing")
-        result = over["snapshot"]["game"]["result"]
-        assert result["seats"][0]["outcome"] == "escape"
-        assert time.monotonic() - speaking_until < 3
+        gone_at = time.monotonic()
+        while actor.in_game and time.monotonic() < gone_at + 5:
+            # refused commands hold nobody hostage: only moves made count as presence
+            assert a_wrong_move(alice, table)["type"] == "error"
+            time.sleep(0.2)
+        assert actor.state is not None and actor.state.result is not None
+        assert actor.state.result.seats[0].outcome == "escape"
+        assert time.monotonic() - gone_at < 2.5  # the grace of a second, and a tick
+
+
+def test_a_player_who_plays_with_no_socket_on_the_table_is_not_declared_escaped(
+    tmp_path: Path,
+) -> None:
+    grace = {**SLOW, "disconnect_grace_seconds": 1}
+    with duel(tmp_path, 3, grace) as (client, _, alice, bob, table):
+        actor = the_table(client, table)
+
+        def play(player: Player, seat: int) -> None:
+            """A legal move of ``seat``'s, as its view shows it, at the table's version."""
+            assert actor.state is not None
+            legal = engine.view(actor.state, seat)["legal_moves"]
+            origin = sorted(legal)[0]
+            move = {"type": "move", "origin": origin, "target": legal[origin][0]}
+            answer = player.request(
+                {"type": "act", "table": table, "version": actor.version, "action": move}
+            )
+            assert answer["type"] == "ok", answer
+
+        # her socket no longer watches the table (as one that missed a takeover), but she
+        # plays every turn of hers
+        alice.request({"type": "close", "table": table})
+        playing_until = time.monotonic() + 3  # three graces
+        while time.monotonic() < playing_until:
+            assert actor.in_game and actor.state is not None, "she was let go"
+            seat = actor.state.to_move
+            assert seat is not None
+            play((alice, bob)[seat], seat)
+            time.sleep(0.2)
+        # silent now: the grace runs out from her last move
+        gone_at = time.monotonic()
+        while actor.in_game and time.monotonic() < gone_at + 5:
+            if actor.state is not None and actor.state.to_move == 1:
+                play(bob, 1)
+            time.sleep(0.1)
+        assert actor.state is not None and actor.state.result is not None
+        assert actor.state.result.seats[0].outcome == "escape"
 
 
 def test_a_table_unsure_of_its_lease_holds_its_clock_and_its_updates(tmp_path: Path) -> None:
