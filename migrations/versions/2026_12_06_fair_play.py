@@ -32,9 +32,7 @@ def upgrade() -> None:
         batch_op.create_index(batch_op.f("ix_games_players_key"), ["players_key"], unique=False)
     with op.batch_alter_table("rooms", schema=None) as batch_op:
         batch_op.add_column(sa.Column("owner_named", sa.String(length=32), nullable=True))
-        batch_op.add_column(
-            sa.Column("owner_named_at", sa.DateTime(timezone=True), nullable=True)
-        )
+        batch_op.add_column(sa.Column("owner_named_at", sa.DateTime(timezone=True), nullable=True))
     op.create_table(
         "ban_addresses",
         sa.Column("user_id", sa.Integer(), nullable=False),
