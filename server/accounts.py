@@ -197,6 +197,14 @@ def _busy(busy: PasswordsBusy) -> HTTPException:
     )
 
 
+def _hashing_admits(request: Request) -> None:
+    """Refuse (429 ``busy``) a request whose hash or check the queue would refuse anyway, before
+    it costs a query or counts as a login attempt."""
+    passwords = _passwords(request)
+    if not passwords.admits(connection_address(request)):
+        raise _busy(PasswordsBusy(passwords.retry_after()))
+
+
 async def _verify(request: Request, hashed: str | None, password: str) -> bool:
     """``Passwords.verify`` for this request's client; 429 ``busy`` when the queue is full."""
     try:
@@ -391,6 +399,7 @@ async def register(body: NewCredentials, request: Request) -> LoginOut:
     problem = password_problem(body.password)
     if problem is not None:
         raise refusal(422, *problem)
+    _hashing_admits(request)
     key, look = name_key(name), skeleton(name)
     async with _sessions(request)() as session:  # given back before the hashing
         await _new_accounts_allowed(session, request, address)
@@ -434,6 +443,7 @@ async def login(body: Credentials, request: Request) -> LoginOut:
     """Log in by name (without regard to case) and password. After failed attempts for a name
     the next one waits (429, ``login_wait``, Retry-After)."""
     await _sign_in_allowed(request)
+    _hashing_admits(request)
     address = connection_address(request)
     key = name_key(body.name)
     backoff = request.app.state.login_backoff
@@ -538,6 +548,7 @@ async def change_password(
         raise refusal(422, *problem)
     if user.password_hash is None:
         raise refusal(403, "wrong_password", "a guest has no password: register instead")
+    _hashing_admits(request)
     key = name_key(user.name)  # as a login for the name counts
     backoff = request.app.state.login_backoff
     wait = await backoff.attempt(key)

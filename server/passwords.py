@@ -118,16 +118,28 @@ class Passwords:
             return False
         return real
 
+    def admits(self, key: str = "") -> bool:
+        """Whether a hash or check for ``key`` would be taken now (else it would be refused at
+        once): a request that would only be refused is refused before it costs anything."""
+        if self.running < self.threads and not self.waiting:
+            return True
+        worst = max(self.waiting, default=None)
+        return len(self.waiting) < self.queue or (
+            worst is not None and self._rank(key)[:2] < worst.rank[:2]
+        )
+
+    def _rank(self, key: str) -> tuple[bool, int, int]:
+        failed = self.failed.get(key)
+        suspect = failed is not None and time.monotonic() - failed < FAILURE_SECONDS
+        return suspect, self.in_flight[key], next(self._order)
+
     def retry_after(self) -> float:
         """About how long until the queue has room again (seconds)."""
         return max(1.0, (len(self.waiting) + self.running) * self.seconds / self.threads)
 
     async def _run(self, work: Callable[[], Any], key: str) -> Any:
         loop = asyncio.get_running_loop()
-        failed = self.failed.get(key)
-        suspect = failed is not None and time.monotonic() - failed < FAILURE_SECONDS
-        rank = (suspect, self.in_flight[key], next(self._order))
-        job = _Job(rank, work, key, loop.create_future())
+        job = _Job(self._rank(key), work, key, loop.create_future())
         if self.running < self.threads and not self.waiting:
             self.in_flight[key] += 1
             self._start(job, loop)

@@ -181,6 +181,8 @@ def test_at_most_the_queue_waits_and_one_more_is_refused_at_once() -> None:
         await settle()
         waiting = [held.check(f"held-{n}", "a") for n in (1, 2)]
         await settle()
+        assert not held.passwords.admits("a")  # refused before it costs anything
+        assert held.passwords.admits("b")  # would take the place of a's last one
         with pytest.raises(PasswordsBusy) as busy:
             await held.passwords.verify(held.hashed, "held-3", "a")
         assert busy.value.retry_after >= 1
