@@ -287,6 +287,8 @@ class Lobby:
         close: one is enough."""
         if room_id in self.closed_rooms:
             raise self.room_closed(room_id)
+        if room_id not in self.rooms:
+            raise TableError("no_room", f"no room {room_id!r}")
         await self.stand_elsewhere(user_id)
         mine = [
             t

@@ -452,7 +452,7 @@ def test_adversarial_players_get_the_documented_errors(tmp_path: Path) -> None:
             (mallory, act(move), "not_playing"),  # a spectator
             (mallory, act(move, where="nope"), "no_table"),
             (mover, {"type": "sit", "table": table, "seat": 1 - seat}, "game_running"),
-            (mover, {"type": "sit", "table": other, "seat": 0}, "game_running"),
+            (mover, {"type": "sit", "table": other, "seat": 0}, "playing_elsewhere"),
             (mover, {"type": "swap", "table": table, "seat": 1 - seat}, "game_running"),
             (mover, {"type": "ready", "table": table}, "game_running"),
             (mover, {"type": "stand", "table": table}, "game_running"),

@@ -117,6 +117,8 @@ def test_a_deployment_starts_from_the_last_layout_played_or_an_automatic_one(
             "unrated_because": None,
             "stake": 1,
             "stood_in": [],
+            "repeat": 1,  # the first game of these two today: in full
+            "factor": 1.0,
         }
         assert bob.snapshot["seats"][1]["points"] == 1  # the title after the game, at once
         login = client.post("/api/auth/login", json={"name": "alice", "password": "secret-pw"})
