@@ -243,7 +243,11 @@ function panel(g, p) {
   const badge = p.badge ? svg`<text class="badge" x="22" y="29">${p.badge}</text>` : nothing;
   const status = p.status.map((s, i) => svg`<tspan class=${s.kind ?? ""} dx=${i ? 8 : 0}>${s.text}</tspan>`);
   const buttonsY = compact ? 40 : p.empty ? 50 : 96;
-  const buttons = (p.buttons ?? []).map((b, i) => button(46 + i * 96, buttonsY, 88, b.label, b.action, p.seat));
+  // beside the name while they fit there, else across the whole panel (two on a side panel)
+  const count = p.buttons?.length ?? 0;
+  const left = 46 + count * 96 - 8 <= w - 10 ? 46 : 10;
+  const bw = left === 46 ? 88 : (w - 20 - (count - 1) * 8) / count;
+  const buttons = (p.buttons ?? []).map((b, i) => button(left + i * (bw + 8), buttonsY, bw, b.label, b.action, p.seat));
   const showStatus = !p.empty && !(compact && buttons.length);
   return svg`<g class=${classes} data-seat=${p.seat} transform=${`translate(${x},${y})`}
       .style=${`--seat:${p.colour}`}>
