@@ -50,8 +50,9 @@ function teamBadge(g, seat) {
   return null;
 }
 
-// What a seat's panel says about the game so far (one short phrase, or none).
-function gameStatus(g, seat) {
+// What a seat's panel says about the game so far (one short phrase, or none); ``maxSkips``: the
+// table's skip limit, which timeouts reach at the cost of an escape.
+function gameStatus(g, seat, maxSkips) {
   const info = g.seats[seat];
   if (info.eliminated) return { text: `${t("out")} · ${eliminationText(info.eliminated.reason)}`, kind: "bad" };
   if (g.phase === "deploying") return info.confirmed ? { text: t("deployed"), kind: "good" } : { text: t("deploying_") };
@@ -67,7 +68,7 @@ function gameStatus(g, seat) {
     return { text: bid === 0 ? t("pass") : t(`bid${bid}`), kind: "good" };
   }
   if (g.phase === "playing" || g.phase === "finished") {
-    const max = g.variant === "sandayi" ? 3 : 5;
+    const max = maxSkips ?? (g.variant === "sandayi" ? 3 : 5);
     return { text: t("skipsUsed", { n: info.skips, max }), kind: info.skips ? "warn" : "" };
   }
   return null;
@@ -102,7 +103,7 @@ export function seatPanels(snap, now, { mayAddBot, mayRemoveBot, maySit, maySwap
       status.push({ text: g.colours ? colourName(g.colours[seat]) : t("colourless") });
     }
     if (playing || g?.phase === "finished") {
-      const st = gameStatus(g, seat);
+      const st = gameStatus(g, seat, snap.rules?.max_skips);
       if (st) status.push(st);
     } else {
       status.push(s.ready ? { text: `✓ ${t("isReady")}`, kind: "good" } : { text: t("notReady") });
