@@ -4,29 +4,47 @@
 // log), reconnects with backoff after any close but a refusal (4401, 4003) - one for being too
 // far behind (4008) or for too many sockets (4429) too -, resyncs every open table from the
 // last event number it saw, and keeps the offset between this machine's clock and the server's
-// (from its pongs).
+// (from its pongs). It names this browser by a device id of its own, kept in localStorage:
+// seats that share a device play unrated, as seats that share an address do.
 
 export class ServerError extends Error {
-  constructor(code, message, field, kind) {
+  constructor(code, message, field, kind, retryAfter) {
     super(message ?? code);
     this.code = code;
     this.field = field; // a refused input: which field,
     this.kind = kind; // and what is wrong with it (string_too_long, ...)
+    this.retryAfter = retryAfter; // seconds to wait before trying again (login_wait, busy)
   }
+}
+
+const DEVICE = /^[A-Za-z0-9_-]{8,64}$/; // what the server takes as a device id
+
+// This browser's device id: made once, then the same on every page and after every reload.
+// crypto.randomUUID needs a secure context; getRandomValues does not (plain http to a LAN host).
+export function deviceId() {
+  let id = localStorage.getItem("junqi.device");
+  if (id && DEVICE.test(id)) return id;
+  id = globalThis.crypto?.randomUUID?.()
+    ?? Array.from(crypto.getRandomValues(new Uint8Array(16)), (b) => b.toString(16).padStart(2, "0")).join("");
+  localStorage.setItem("junqi.device", id);
+  return id;
 }
 
 const STATUS_CODES = { 401: "unauthorized", 403: "forbidden", 404: "not_found", 409: "conflict", 429: "rate_limited" };
 
 // A refusal of the accounts' rules names its code in a header (X-Error-Code: name_reserved,
 // login_wait, ...); else the status says what it is.
-function restError(status, data, named) {
+function restError(response, data) {
+  const status = response.status, named = response.headers.get("X-Error-Code");
   const detail = data && typeof data === "object" ? data.detail : data;
   if (status === 422 && Array.isArray(detail)) {
     const loc = detail[0]?.loc ?? [];
     return new ServerError("validation", detail[0]?.msg, loc[loc.length - 1], detail[0]?.type);
   }
   const code = named || STATUS_CODES[status] || (status === 422 ? "validation" : "server");
-  return new ServerError(code, typeof detail === "string" ? detail : undefined);
+  const wait = Number.parseInt(response.headers.get("Retry-After") ?? "", 10);
+  return new ServerError(code, typeof detail === "string" ? detail : undefined, undefined, undefined,
+    Number.isFinite(wait) ? wait : undefined);
 }
 
 export class Api {
@@ -49,7 +67,7 @@ export class Api {
     const text = await response.text();
     let data = text;
     try { data = JSON.parse(text); } catch { /* plain text answers: layout files */ }
-    if (!response.ok) throw restError(response.status, data, response.headers.get("X-Error-Code"));
+    if (!response.ok) throw restError(response, data);
     return data;
   }
 
@@ -58,7 +76,7 @@ export class Api {
     const response = await this.fetch(method, path, body);
     if (!response.ok) {
       const data = await response.json().catch(() => null);
-      throw restError(response.status, data, response.headers.get("X-Error-Code"));
+      throw restError(response, data);
     }
     return response.blob();
   }
@@ -70,6 +88,12 @@ export class Api {
     this.token = answer.token;
     localStorage.setItem("junqi.token", answer.token);
     return answer.user;
+  }
+
+  // A new password for this account (204); the server ends every other login of it, and this
+  // one goes on.
+  async changePassword(current, next) {
+    await this.call("POST", "/api/auth/password", { current_password: current, new_password: next });
   }
 
   forget() {
@@ -89,7 +113,7 @@ export class Api {
 }
 
 export class Socket {
-  // handlers: { message(m), status("online" | "offline", close code), refused(code) }
+  // handlers: { message(m), status("online" | "offline", close code), refused(code, reason) }
   constructor(token, handlers) {
     this.token = token;
     this.handlers = handlers;
@@ -109,12 +133,12 @@ export class Socket {
     const ws = this.ws = new WebSocket(`${scheme}://${location.host}/ws`);
     // nothing is sent before the server's welcome, the answer to the auth message
     this.ready = new Promise((resolve) => { this.signedIn = resolve; });
-    ws.onopen = () => ws.send(JSON.stringify({ type: "auth", token: this.token }));
+    ws.onopen = () => ws.send(JSON.stringify({ type: "auth", token: this.token, device: deviceId() }));
     ws.onmessage = (e) => this.receive(JSON.parse(e.data));
     ws.onclose = (e) => {
       for (const pending of this.waiting.values()) pending.reject(new ServerError("network"));
       this.waiting.clear();
-      if (e.code === 4401 || e.code === 4003) return this.handlers.refused(e.code);
+      if (e.code === 4401 || e.code === 4003) return this.handlers.refused(e.code, e.reason);
       this.handlers.status("offline", e.code);
       setTimeout(() => this.reconnect(), this.delay);
       this.delay = Math.min(this.delay * 2, 8000);

@@ -4,7 +4,7 @@
 const WORDS = {
   zh: {
     title: "军棋", guest: "游客进入", login: "登录", register: "注册", name: "名字", password: "密码",
-    signInHint: "名字 2–20 个字 (汉字、字母、数字、_ 或 -), 密码至少 6 位", lobby: "大厅", create: "开新桌", sit: "坐下",
+    signInHint: "名字 2–20 个字 (汉字、字母、数字、_ 或 -), 新密码至少 8 位", lobby: "大厅", create: "开新桌", sit: "坐下",
     watch: "旁观", stand: "站起", ready: "开始", unready: "取消准备", leave: "离开",
     empty: "空位", waiting: "等待中", playing: "对局中", finished: "已结束", profile: "我的战绩",
     points: "积分", titleOf: "军衔", record: "胜/负/和", chat: "聊天", send: "发送",
@@ -16,7 +16,9 @@ const WORDS = {
     first: "开始", last: "最后", back: "返回大厅", pass: "不叫",
     redeal: "要求重发", keep: "不用重发", problems: "布局问题", language: "English",
     games: "最近对局", options: "桌规", moveSeconds: "每步秒数", playNow: "马上开始",
-    playBots: "和机器人玩", addBot: "加机器人", removeBot: "请走机器人", standIn: "掉线时由机器人托管",
+    playBots: "和机器人玩", addBot: "加机器人", removeBot: "请走机器人", standIn: "托管: 掉线的玩家由机器人代下",
+    standInHelp: "机器人只是代下: 宽限时间到了还没回来, 仍算逃跑",
+    standInOnHelp: "机器人替你下, 直到你取消托管; 离开桌子超过宽限时间, 仍算逃跑",
     botLevel: "机器人水平",
     scouting: "工兵侦察", leaderboard: "排行榜", myGames: "我的对局",
     escapeWarning: "逃跑警告: 再逃跑将被禁止入座", escapeBan: "逃跑过多, 暂停入座至",
@@ -49,13 +51,24 @@ const WORDS = {
     paused: "对局暂停, 等待掉线的玩家回来", rejoin: "回到对局", history: "棋谱", on: "开", off: "关", exportJql: "导出QQ布局 (.jql)",
     jqlNotOne: "这不是QQ游戏的布局文件 (.jql)", jqlBad: "QQ布局文件里有认不出的棋子", soundOn: "打开声音", soundOff: "关闭声音", perspectiveMark: "视角", pause: "❚❚ 暂停", autoplay: "▶ 自动播放",
     speed: "速度", perspective: "视角", boardOpen: "明棋 (全部亮出)", asSpectator: "旁观者所见", asSeat: "{name} 当时所见",
-    linkHere: "本步链接", recentGames: "最近对局", unratedShort: "不计分", goBack: "返回", logout: "退出登录", logoutAll: "全部设备退出", quietTables: "已结束和空闲的桌子 ({n})",
+    linkHere: "本步链接", recentGames: "最近对局", unratedShort: "不计分", goBack: "返回", logout: "退出登录", logoutAll: "全部设备退出", myProfile: "我的资料 (修改密码)",
+    changePassword: "修改密码", currentPassword: "当前密码", newPassword: "新密码", confirmPassword: "再输入一次新密码",
+    newPasswordHint: "新密码至少 8 位, 不能太常见", passwordMismatch: "两次输入的新密码不一样", passwordNeeded: "请输入当前密码",
+    passwordChanged: "密码已修改, 其他设备上的登录已退出", savePassword: "确认修改", saving: "提交中…",
+    guestNoPassword: "游客没有密码: 退出登录后注册一个账号, 就可以用名字和密码登录",
+    bannedNow: "你的账号已被封禁, 不能登录", addressBannedNow: "你的网络地址上有被封禁的账号: 封禁期间不能从这里登录",
+    escapeTimeouts: "超时次数到了上限, 算逃跑", quietTables: "已结束和空闲的桌子 ({n})",
     yourGameOn: "你有一局{variant}正在进行", backOnline: "已重新连接", clockLost: "断线", centre: "中", hiddenPiece: "暗子", flagCarry: "扛旗",
     gameStarted: "开战", timedOut: "超时, 跳过 (第 {n} 次)", blockedSkip: "无棋可走, 跳过 (第 {n} 次)",
-    offersDraw: "提议和棋", asksSurrender: "请求投降", proposalLapsed: "提议作废", standInAway: "掉线, 机器人托管",
+    offersDraw: "提议和棋", asksSurrender: "请求投降", proposalLapsed: "提议作废", standInAway: "掉线, 机器人代下 (宽限时间内不回来算逃跑)",
     standInStarts: "开始托管", standInEnds: "取消托管", resumed: "对局继续", kicked: "被请离",
     dissolvedBy: "对局被解散", rated: "计分对局 · 底分 {stake}", unrated: "不计分: {why}",
-    unrated_bots: "桌上有机器人", unrated_table_rules: "桌规与房间不同", unrated_not_stored: "结果未能保存", tableClosed: "桌子无人, 已经关闭", roomClosed: "管理员关闭了这个房间, 这张桌子随之关闭", closedRoom: "已关闭", tableLost: "服务器无法恢复这局棋: 对局作废, 不计分", unrated_null: "", stoodInBy: "托管过: {names}", tapToZoom: "点棋盘放大后走棋", scoutOff: "不侦察", scoutAll: "全体可见",
+    unrated_bots: "桌上有机器人", unrated_table_rules: "桌规与房间不同", unrated_not_stored: "结果未能保存",
+    unrated_shared_address: "有两个座位来自同一网络地址或同一设备",
+    unratedShort_bots: "有机器人", unratedShort_table_rules: "改了桌规", unratedShort_shared_address: "同一地址或设备", unratedShort_not_stored: "未保存",
+    repeatRule: "今天同一批玩家的第 {n} 局: {share}", repeatHalf: "积分减半", repeatQuarter: "积分只计四分之一",
+    repeatEighth: "积分只计八分之一", repeatNone: "不再计分", repeatShare: "积分只计 {p}%", repeatEscape: "逃跑的扣分不减",
+    tableClosed: "桌子无人, 已经关闭", tableLonely: "桌子已经关闭: 长时间只有一个人坐着, 没有开局 (同一地址或同一设备的账号算一个人)", roomClosed: "管理员关闭了这个房间, 这张桌子随之关闭", closedRoom: "已关闭", tableLost: "服务器无法恢复这局棋: 对局作废, 不计分", unrated_null: "", stoodInBy: "托管过: {names}", tapToZoom: "点棋盘放大后走棋", scoutOff: "不侦察", scoutAll: "全体可见",
     scoutTeam: "本队可见", fileBad: "布局文件第 {n} 行无法识别", fileUnreadable: "无法读取这个布局文件",
     commitment: "发牌承诺", seed: "种子", copy: "复制", copied: "已复制", copyFailed: "无法复制, 请手动选中",
     commitmentHelp: "开局前公布的种子哈希 SHA-256(\"junqi-deal:\"+种子); 对局结束后公布种子, 任何人都能验证发牌没有被动过",
@@ -76,7 +89,7 @@ const WORDS = {
   },
   en: {
     title: "Junqi", guest: "Play as guest", login: "Sign in", register: "Register", name: "Name",
-    password: "Password", signInHint: "A name is 2–20 letters, digits, Chinese characters, _ or -; a password at least 6 characters",
+    password: "Password", signInHint: "A name is 2–20 letters, digits, Chinese characters, _ or -; a new password at least 8 characters",
     lobby: "Lobby", create: "New table", sit: "Sit", watch: "Watch", stand: "Stand up",
     ready: "Ready", unready: "Not ready", leave: "Leave", empty: "empty", waiting: "waiting",
     playing: "playing", finished: "finished", profile: "My record", points: "Points",
@@ -91,7 +104,9 @@ const WORDS = {
     redeal: "Ask for a redeal", keep: "Keep this hand", problems: "Layout problems",
     language: "中文", games: "Recent games", options: "Table rules", moveSeconds: "Seconds a move",
     playNow: "Play now", playBots: "Play with bots", addBot: "Add a bot", removeBot: "Remove bot",
-    standIn: "A bot stands in for absent players", botLevel: "Bot level",
+    standIn: "托管: a bot plays for players who are away",
+    standInHelp: "The bot only plays meanwhile: a player not back by the end of the grace has escaped all the same",
+    standInOnHelp: "A bot plays for you until you take the seat back; away from the table past the grace, you have escaped all the same", botLevel: "Bot level",
     scouting: "Engineer scouting", leaderboard: "Leaderboard", myGames: "My games",
     escapeWarning: "Escape warning: escape again and you may not sit for a while",
     escapeBan: "Too many escapes: no seat at tables until", easy: "easy", normal: "normal",
@@ -126,13 +141,24 @@ const WORDS = {
     paused: "Paused until the absent player is back", rejoin: "Back to my game", history: "Moves", on: "on", off: "off", exportJql: "Export QQ layout (.jql)",
     jqlNotOne: "this is not a QQ游戏 layout file (.jql)", jqlBad: "the QQ layout file holds an unknown piece", soundOn: "Sound on", soundOff: "Sound off", perspectiveMark: "view", pause: "❚❚ Pause", autoplay: "▶ Autoplay",
     speed: "Speed", perspective: "Seen by", boardOpen: "the board open", asSpectator: "a spectator",
-    asSeat: "{name}, as they knew it", linkHere: "Link to this move", recentGames: "Recent games", unratedShort: "unrated", goBack: "Back", logout: "Log out", logoutAll: "Log out everywhere", quietTables: "Finished and idle tables ({n})",
+    asSeat: "{name}, as they knew it", linkHere: "Link to this move", recentGames: "Recent games", unratedShort: "unrated", goBack: "Back", logout: "Log out", logoutAll: "Log out everywhere", myProfile: "My profile (change password)",
+    changePassword: "Change password", currentPassword: "Current password", newPassword: "New password", confirmPassword: "New password again",
+    newPasswordHint: "At least 8 characters, and not a common one", passwordMismatch: "The two new passwords differ", passwordNeeded: "Enter your current password",
+    passwordChanged: "Password changed; your other sessions were signed out", savePassword: "Save the new password", saving: "Sending…",
+    guestNoPassword: "Guests have no password: log out and register an account to sign in with a name and a password",
+    bannedNow: "Your account is banned: no sign-in", addressBannedNow: "An account banned from your address: no sign-in from it while the ban lasts",
+    escapeTimeouts: "timed out to the limit: an escape", quietTables: "Finished and idle tables ({n})",
     yourGameOn: "Your game of {variant} is on", backOnline: "Back online", clockLost: "offline", centre: "centre", hiddenPiece: "a hidden piece",
     flagCarry: "picks up the flag", gameStarted: "the battle begins", timedOut: "timed out, turn lost ({n})",
     blockedSkip: "no legal move, skipped ({n})", offersDraw: "offers a draw", asksSurrender: "asks to surrender",
-    proposalLapsed: "the offer lapsed", standInAway: "away: a bot plays on", standInStarts: "a bot plays (托管)",
+    proposalLapsed: "the offer lapsed", standInAway: "away: a bot plays until they are back (not back in time: an escape)", standInStarts: "a bot plays (托管)",
     standInEnds: "plays again", resumed: "play goes on", kicked: "removed", dissolvedBy: "the game was dissolved", rated: "Rated · stake {stake}", unrated: "Not rated: {why}",
-    unrated_bots: "bots at the table", unrated_table_rules: "the table changed the room's rules", unrated_not_stored: "the result could not be stored", tableClosed: "the table closed: nobody sat at it", roomClosed: "an admin closed the room, and this table with it", closedRoom: "closed", tableLost: "the server could not take this game back: it is void, nobody scores", unrated_null: "", stoodInBy: "a bot stood in for {names}", tapToZoom: "tap the board to zoom in", scoutOff: "off",
+    unrated_bots: "bots at the table", unrated_table_rules: "the table changed the room's rules", unrated_not_stored: "the result could not be stored",
+    unrated_shared_address: "two seats share an address or a device",
+    unratedShort_bots: "bots", unratedShort_table_rules: "own rules", unratedShort_shared_address: "shared address", unratedShort_not_stored: "not stored",
+    repeatRule: "{nth} game of the same players today: {share}", repeatHalf: "half points", repeatQuarter: "a quarter of the points",
+    repeatEighth: "an eighth of the points", repeatNone: "no points any more", repeatShare: "{p}% of the points", repeatEscape: "an escape still costs in full",
+    tableClosed: "the table closed: nobody sat at it", tableLonely: "the table closed: only one person sat at it for a while, with no game on (accounts of one address or device count as one)", roomClosed: "an admin closed the room, and this table with it", closedRoom: "closed", tableLost: "the server could not take this game back: it is void, nobody scores", unrated_null: "", stoodInBy: "a bot stood in for {names}", tapToZoom: "tap the board to zoom in", scoutOff: "off",
     scoutAll: "shown to all", scoutTeam: "shown to the team", fileBad: "line {n} of the layout file cannot be read",
     fileUnreadable: "the layout file cannot be read",
     commitment: "Deal commitment", seed: "Seed", copy: "Copy", copied: "Copied", copyFailed: "Could not copy: select it by hand",
@@ -237,7 +263,7 @@ const ERRORS = {
     not_owner: "只有室主或管理员可以这样做", moved: "桌子正在转移, 请稍后再试",
     unavailable: "服务器暂时无法保存, 请再试一次", bad_option: "桌规设置不正确: 桌子只能在允许范围内改用时和和棋限制", too_many_tables: "你开的桌子已经够多了: 请坐到其中一张, 或等空桌自动关闭", bad_level: "没有这个机器人水平",
     room_closed: "这个房间已关闭: 不能再开新桌或开始新对局, 进行中的对局照常下完",
-    unauthorized: "名字或密码不对", forbidden: "你被禁止登录", conflict: "这个名字已经有人用了",
+    unauthorized: "登录已失效, 请重新登录", wrong_login: "名字或密码不对", forbidden: "你被禁止登录", conflict: "这个名字已经有人用了",
     validation: "输入不正确: {field}", validation_string_too_long: "{field}太长了",
     validation_string_too_short: "{field}太短了", validation_string_pattern_mismatch: "{field}里有不允许的字符", network: "网络错误, 请重试", server: "服务器出错了, 请重试",
     name_taken: "这个名字已经有人用了", layout_exists: "你已经有同名的布局", not_found: "没有找到",
@@ -245,7 +271,13 @@ const ERRORS = {
     name_invalid: "名字 2–20 个字 (汉字、字母、数字、_ 或 -)", name_control: "名字里不能有控制字符或看不见的字符",
     name_mixed_scripts: "名字不能混用不同的文字 (汉字可以和拉丁字母一起用)", name_reserved: "这个名字是保留的, 请换一个",
     name_look_alike: "这个名字和已有的名字太像了, 请换一个", password_blank: "密码不能全是空格",
-    password_common: "这个密码太常见了, 请换一个", login_wait: "这个名字登录失败次数太多, 请稍后再试",
+    password_common: "这个密码太常见了, 请换一个", password_short: "新密码至少要 8 位",
+    wrong_password: "当前密码不对", login_wait: "这个名字的密码输错太多次, 请稍后再试",
+    login_wait_seconds: "这个名字的密码输错太多次, 请 {s} 秒后再试", busy: "服务器正忙, 请过几秒再试",
+    busy_seconds: "服务器正忙, 请 {s} 秒后再试", foreign_origin: "请从本站自己的页面登录",
+    address_tables: "你的网络地址开的桌子已经够多了: 请坐到其中一张, 或等空桌自动关闭",
+    playing_elsewhere: "你在另一张桌子还有一局没下完: 请先下完那一局",
+    own_table: "室主不能处理自己坐着的桌子或自己在下的对局: 请找管理员",
     guest_limit: "你的网络地址今天的游客次数已满, 请注册账号", address_banned: "你的网络地址上有被封禁的账号, 暂时不能注册或游客进入",
   },
   en: {
@@ -262,7 +294,7 @@ const ERRORS = {
     moved: "the table is moving: try again in a moment", unavailable: "the server could not keep that: try again",
     bad_option: "the table rules are not valid: a table may change only the clocks and draw limits, within bounds", too_many_tables: "you have enough tables open: sit at one, or let an empty one close", bad_level: "no such bot level",
     room_closed: "this room is closed: no new tables or games in it; the games on finish as ever",
-    unauthorized: "wrong name or password", forbidden: "you may not sign in", conflict: "that name is taken",
+    unauthorized: "your login ended: please sign in again", wrong_login: "wrong name or password", forbidden: "you may not sign in", conflict: "that name is taken",
     validation: "invalid input: {field}", validation_string_too_long: "the {field} is too long",
     validation_string_too_short: "the {field} is too short",
     validation_string_pattern_mismatch: "the {field} holds characters that are not allowed", network: "network error: try again", server: "server error: try again",
@@ -273,7 +305,13 @@ const ERRORS = {
     name_mixed_scripts: "a name is written in one script (Chinese characters may go with Latin letters)",
     name_reserved: "that name is reserved: choose another", name_look_alike: "that name looks too like a taken one: choose another",
     password_blank: "a password may not be only spaces", password_common: "that password is too common: choose another",
-    login_wait: "too many failed sign-ins for this name: wait a little", guest_limit: "no more guests from your address today: please register",
+    password_short: "a new password needs at least 8 characters", wrong_password: "the current password is wrong",
+    login_wait_seconds: "too many wrong passwords for this name: try again in {s} s", busy: "the server is busy: try again in a few seconds",
+    busy_seconds: "the server is busy: try again in {s} s", foreign_origin: "sign in from this site's own pages",
+    address_tables: "enough tables are open from your address: sit at one of them, or let an empty one close",
+    playing_elsewhere: "you are playing a game at another table: finish it first",
+    own_table: "a room owner may not judge a table he sits at or a game he plays: ask an admin",
+    login_wait: "too many wrong passwords for this name: wait a little", guest_limit: "no more guests from your address today: please register",
     address_banned: "an account banned from your address: no new account while the ban lasts",
   },
 };
@@ -321,5 +359,33 @@ export function errorText(error) {
     const text = words[`validation_${error.kind}`] ?? words.validation;
     return text.replace("{field}", field);
   }
+  // a refusal that says how long to wait (Retry-After) says it in seconds
+  const timed = error.retryAfter !== undefined && words[`${code}_seconds`];
+  if (timed) return timed.replace("{s}", String(error.retryAfter));
   return words[code] ?? words.server;
+}
+
+// Why a game is not rated, in words (``short``: for a table's line in the lobby).
+export function unratedText(why, short = false) {
+  const words = WORDS[language()];
+  return (short ? words[`unratedShort_${why}`] : words[`unrated_${why}`]) ?? "";
+}
+
+const ordinal = (n) => {
+  if (language() === "zh") return String(n);
+  const tens = n % 100, ones = n % 10;
+  const suffix = tens >= 11 && tens <= 13 ? "th" : { 1: "st", 2: "nd", 3: "rd" }[ones] ?? "th";
+  return `${n}${suffix}`;
+};
+
+// The repeat rule of a rated game (server/store.py): the ``repeat``-th rated game of the same
+// people within a day keeps ``factor`` of its points; "" when it kept them all. ``escaped``: a
+// seat escaped, whose penalty the rule never lessens.
+export function repeatText(scoring, escaped = false) {
+  const factor = scoring?.factor ?? 1;
+  if (!scoring?.rated || !(factor < 1)) return "";
+  const key = { 0.5: "repeatHalf", 0.25: "repeatQuarter", 0.125: "repeatEighth", 0: "repeatNone" }[factor];
+  const share = key ? t(key) : t("repeatShare", { p: Math.round(factor * 1000) / 10 });
+  const text = t("repeatRule", { n: scoring.repeat, nth: ordinal(scoring.repeat), share });
+  return escaped ? `${text} (${t("repeatEscape")})` : text;
 }

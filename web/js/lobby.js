@@ -4,7 +4,7 @@
 import { html, nothing } from "../vendor/lit-html/lit-html.js";
 import { command } from "./actions.js";
 import { chatBox } from "./chat.js";
-import { t, variantName } from "./i18n.js";
+import { t, unratedText, variantName } from "./i18n.js";
 import { profileLink } from "./profile.js";
 import { changed, store } from "./store.js";
 import { openTable } from "./table.js";
@@ -56,10 +56,16 @@ async function sit(table, seat) {
   if (await command({ type: "sit", table, seat })) openTable(table);
 }
 
+// An unrated table's mark: why, in short (on a phone there is no tooltip), and in full on hover.
+function unratedMark(table) {
+  const why = unratedText(table.unrated_because, true);
+  return html`<small class="unrated" title=${unratedText(table.unrated_because)}>${t("unratedShort")}${why ? ` · ${why}` : ""}</small>`;
+}
+
 function tableRow(table) {
   return html`<li class="table-row" data-table=${table.id}>
     <span class=${`status ${table.status}`}>${t(table.status)}</span>
-    ${table.rated ? nothing : html`<small class="unrated" title=${t(`unrated_${table.unrated_because}`)}>${t("unratedShort")}</small>`}
+    ${table.rated ? nothing : unratedMark(table)}
     ${table.seats.map((s) => s.name
       ? html`<span class="seat-name">${s.bot ? s.name : profileLink(s.name)}${s.bot ? html` <small>${t("bot")}</small>` : html` <small>${s.title}</small>`}${s.ready ? " ✓" : ""}</span>`
       : table.status === "playing" ? html`<span class="seat-name free">${t("empty")}</span>`
@@ -93,7 +99,8 @@ function roomCard(room) {
         <label>${t("moveSeconds")} <input type="number" min="10" max="300" name="move_seconds" placeholder=${room.options.move_seconds ?? 30}></label>
         <label>${t("scouting")} <select name="engineer_scouting"><option value=""></option>
           <option value="off">${t("scoutOff")}</option><option value="all">${t("scoutAll")}</option><option value="team">${t("scoutTeam")}</option></select></label>
-        <label><input type="checkbox" name="stand_in"> ${t("standIn")}</label>
+        <label title=${t("standInHelp")}><input type="checkbox" name="stand_in"> ${t("standIn")}</label>
+        <p class="sub stand-in-help">${t("standInHelp")}</p>
       </form></details>
     <ul class="tables">${shown.map(tableRow)}</ul>
     ${rest.length ? html`<details class="quiet-tables"><summary>${t("quietTables", { n: rest.length })}</summary>

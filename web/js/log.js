@@ -1,7 +1,7 @@
 // The game's history in words, and the result card at the end of a game.
 
 import { html, nothing } from "../vendor/lit-html/lit-html.js";
-import { colourName, eliminationText, outcomeText, rankName, reasonText, t } from "./i18n.js";
+import { colourName, eliminationText, outcomeText, rankName, reasonText, repeatText, t, unratedText } from "./i18n.js";
 
 // a seat's player: as seated now, or as the game knew them (players who left stay named)
 export const nameOf = (snap, seat, names = []) => (seat === null || seat === undefined
@@ -56,6 +56,7 @@ export function describe(e, who) {
     case "kicked": return line(`${t("kicked")}: ${e.reason}`);
     case "dissolved": return line(`${t("dissolvedBy")}: ${e.reason}`);
     case "game_over": return line(`${t("gameOver")}: ${reasonText(e.result?.reason)}`);
+    case "points": return line([scoredText(e), repeatText(e)].filter(Boolean).join(" · "));
     default: return null;
   }
 }
@@ -71,6 +72,22 @@ export function logList(events, who, on = {}, current = null, most = 300) {
       ${l.seat === null ? nothing : html`<span class="dot" aria-hidden="true"></span><b>${who.name(l.seat)}</b> `}${l.text}</li>`)}</ol>`;
 }
 
+// How a game was scored: rated at its stake, or not and why (the points event, the snapshot's
+// scoring).
+function scoredText(scoring) {
+  return scoring.rated ? t("rated", { stake: scoring.stake }) : t("unrated", { why: unratedText(scoring.unrated_because) });
+}
+
+// Why a seat is out, beside its outcome: an escape says so once, in the outcome, unless it came
+// of timeouts to the limit (an escape too: docs/engine.md, "Leaving a game").
+function outText(g, s) {
+  const reason = s.elimination?.reason;
+  if (!reason) return "";
+  if (reason !== "escape") return eliminationText(reason);
+  const seat = g.seats?.[s.seat];
+  return seat && seat.timeouts > 0 && seat.timeouts === seat.skips ? t("escapeTimeouts") : "";
+}
+
 // The end of a game: who won, why, what each seat scored, and ``fair``: the seed and its check.
 export function resultCard(snap, names, { onClose, onReady, onReplay, onLobby, fair = nothing }) {
   const g = snap.game, result = g?.result;
@@ -83,17 +100,18 @@ export function resultCard(snap, names, { onClose, onReady, onReplay, onLobby, f
     : drawn ? t("isDraw") : t("sideWon", { names: result.winners.map((s) => nameOf(snap, s, names)).join(" · ") });
   const points = snap.points ?? [];
   const scoring = snap.scoring;
-  const rated = !scoring ? "" : scoring.rated
-    ? t("rated", { stake: scoring.stake }) : t("unrated", { why: t(`unrated_${scoring.unrated_because}`) });
+  const rated = scoring ? scoredText(scoring) : "";
+  const repeat = repeatText(scoring, result.seats.some((s) => s.outcome === "escape"));
   const stoodIn = (scoring?.stood_in ?? []).map((s) => nameOf(snap, s, names));
   return html`<div class="result card" id="result" data-outcome=${mine?.outcome ?? (drawn ? "draw" : "decided")}>
     <h2>${headline}</h2>
     <p class="reason">${reasonText(result.reason)}</p>
     <p class="rated" id="rated">${rated}${stoodIn.length ? ` · ${t("stoodInBy", { names: stoodIn.join(" · ") })}` : ""}</p>
+    ${repeat ? html`<p class="repeat-note" id="repeat-note">${repeat}</p>` : nothing}
     <table><tbody>${result.seats.map((s) => html`<tr class=${`outcome ${s.outcome}`} data-seat=${s.seat}>
       <td>${nameOf(snap, s.seat, names)}</td>
       <td>${t(s.outcome === "draw" ? "drawn" : s.outcome)}</td>
-      <td>${s.elimination ? eliminationText(s.elimination.reason) : ""}</td>
+      <td>${outText(g, s)}</td>
       <td class="points">${(points[s.seat] ?? 0) > 0 ? "+" : ""}${points[s.seat] ?? 0}</td>
       <td class="title">${snap.seats[s.seat]?.name && !snap.seats[s.seat].bot ? snap.seats[s.seat].title : ""}</td></tr>`)}</tbody></table>
     ${fair}

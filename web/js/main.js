@@ -43,7 +43,7 @@ function onMessage(m) {
     if (store.table?.id === m.table) { // back to the lobby, where the notice is shown
       closeTable();
       enterLobby();
-      const words = { lost: "tableLost", room_closed: "roomClosed" }[m.why] ?? "tableClosed";
+      const words = { lost: "tableLost", room_closed: "roomClosed", lonely: "tableLonely" }[m.why] ?? "tableClosed";
       notify(t(words), m.why === "lost" ? "error" : "info");
       location.hash = "";
     }
@@ -84,14 +84,26 @@ async function start() {
       store.connection = status;
       changed();
     },
-    refused: () => { store.api.forget(); location.reload(); },
+    refused: (code, reason) => {
+      if (!store.leaving) sessionStorage.setItem("junqi.farewell", farewell(code, reason));
+      store.api.forget();
+      location.reload();
+    },
   });
   store.socket.send({ type: "lobby" }).catch(() => {});
   route();
 }
 
+// Why the server closed the socket for good (4401: the login ended; 4003: a ban, the user's or
+// one that covers this address), said on the sign-in page the reload leads to.
+function farewell(code, reason) {
+  if (code !== 4003) return errorText({ code: "unauthorized" });
+  return t(reason === "a ban covers this address" ? "addressBannedNow" : "bannedNow");
+}
+
 // Log out (the server revokes the token and closes its sockets), back to the sign-in page.
 async function logout() {
+  store.leaving = true; // the socket's close that follows is no news to the player
   await store.api.logout().catch(() => {});
   location.hash = "";
   location.reload();
@@ -102,7 +114,7 @@ function header() {
     <h1><a href="#" @click=${() => { location.hash = ""; }}>${t("title")}</a></h1>
     ${store.user ? html`<a class="nav" href="#" id="to-lobby">${t("lobby")}</a>` : nothing}
     <span class="spacer"></span>
-    ${store.user ? html`<span id="who">${store.user.name}</span>
+    ${store.user ? html`<a id="who" href=${`#user/${encodeURIComponent(store.user.name)}`} title=${t("myProfile")}>${store.user.name}</a>
       <button id="logout" type="button" @click=${logout}>${t("logout")}</button>` : nothing}
     <span class=${`connection ${store.connection}`} title=${store.connection}></span>
     <button id="mute" type="button" aria-label=${muted() ? t("soundOn") : t("soundOff")} aria-pressed=${String(muted())}
@@ -173,5 +185,11 @@ setInterval(() => { // clocks
 }, 250);
 document.documentElement.lang = localStorage.getItem("junqi.lang") || "zh";
 window.junqi = store; // for debugging and the browser tests
+const said = sessionStorage.getItem("junqi.farewell");
+sessionStorage.removeItem("junqi.farewell");
 if (store.api.token) start();
-else { store.view = "login"; changed(); }
+else {
+  store.view = "login";
+  if (said) notify(said);
+  changed();
+}

@@ -14,6 +14,7 @@ export const store = {
   modal: null, // { text, confirm, onConfirm }
   connection: "connecting", // connecting | online | offline
   crowded: false, // the last close: this user has too many sockets open (4429)
+  leaving: false, // logging out: the socket's close that follows is expected
   api: null,
   socket: null,
 };

@@ -8,7 +8,7 @@ import { bestGeometry, boardView, UNIT } from "./board.js";
 import { chatBox } from "./chat.js";
 import { deploying, deployTools, confirmButton, draftPieces, followDeployment, problemMarks, swap } from "./deploy.js";
 import { commitmentLine, dealStations, fairBox, rememberTable } from "./fairness.js";
-import { outcomeText, rankLabel, rankName, reasonText, t, variantName } from "./i18n.js";
+import { outcomeText, rankLabel, rankName, reasonText, t, unratedText, variantName } from "./i18n.js";
 import { logList, nameOf, resultCard } from "./log.js";
 import { handTray, pregameCard } from "./pregame.js";
 import { armName, seatColour, seatPanels } from "./seats.js";
@@ -310,7 +310,7 @@ function actionBar(tbl, f, zoomable) {
     }
   }
   const alive = g && me !== null && !g.seats[me]?.eliminated;
-  if (may.has("stand_in_on") && alive) buttons.push(html`<button id="stand-in" @click=${() => command({ type: "stand_in", table, on: true })}>${t("standInOn")}</button>`);
+  if (may.has("stand_in_on") && alive) buttons.push(html`<button id="stand-in" title=${t("standInOnHelp")} @click=${() => command({ type: "stand_in", table, on: true })}>${t("standInOn")}</button>`);
   if (may.has("stand_in_off")) buttons.push(html`<button id="stand-in" class="primary" @click=${() => command({ type: "stand_in", table, on: false })}>${t("standInOff")}</button>`);
   if (botsMay.has("add_bot")) {
     buttons.push(html`<label class="level">${t("botLevel")} <select id="bot-level" @change=${(e) => { tbl.level = e.target.value; }}>
@@ -395,7 +395,7 @@ export function tableView() {
       <section class="card table-info">
         <h2>${variantName(g?.variant ?? snap.variant)} <small>${roomName(snap.room)}</small></h2>
         <p class="sub">${t(snap.status)} · ${t("spectators", { n: snap.spectators })}${g ? ` · ${t("moves", { n: g.total_moves })}` : ""}</p>
-        ${snap.rated === false ? html`<p class="sub unrated-note">${t("unrated", { why: t(`unrated_${snap.unrated_because}`) })}</p>` : nothing}
+        ${snap.rated === false ? html`<p class="sub unrated-note">${t("unrated", { why: unratedText(snap.unrated_because) })}</p>` : nothing}
         ${me === null ? html`<p class="sub">${t("viewFrom")}</p>` : nothing}
         ${commitmentLine(g?.commitment)}
         ${finished && !tbl.showResult ? fairBox(tbl.fair, () => fairSource(tbl)) : nothing}
