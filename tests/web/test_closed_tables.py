@@ -41,7 +41,7 @@ def test_an_unrated_table_says_so_and_a_closed_one_sends_its_watchers_away(
     errors = watch_errors(watcher)
     enter_as_guest(watcher, server)
     row = watcher.locator(f".table-row[data-table='{table}']")
-    assert row.locator(".unrated").inner_text() == "不计分"
+    assert row.locator(".unrated").inner_text() == "不计分 · 改了桌规"
     watcher.goto(f"{server}/#table/{table}")
     watcher.wait_for_selector("[data-seat]")
 

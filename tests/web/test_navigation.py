@@ -394,6 +394,10 @@ def test_every_error_code_has_words_in_both_languages(server: str, browser: Brow
             | ACCOUNT_CODES
             | HTTP_CODES
             | {"bad_command", "moved", "unavailable", "paused", "stood_in"}
+            # the accounts' refusals beyond the registration's (server/accounts.py), and the
+            # socket's codes of fair play
+            | {"password_short", "wrong_password", "busy", "foreign_origin", "wrong_login"}
+            | {"address_tables", "playing_elsewhere", "own_table", "unauthorized"}
         ),
     )
     assert said == {"zh": [], "en": []}

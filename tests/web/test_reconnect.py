@@ -55,8 +55,10 @@ def test_the_client_signs_in_by_message_and_resyncs_after_falling_behind(
     page.add_init_script(RECORD_FRAMES)
     enter_as_guest(page, server)
     token = page.evaluate("() => localStorage.getItem('junqi.token')")
+    device = page.evaluate("() => localStorage.getItem('junqi.device')")  # this browser's id
+    auth = {"type": "auth", "token": token, "device": device}
     assert page.evaluate("() => window.junqi.socket.ws.url") == server.replace("http", "ws") + "/ws"
-    assert frames(page, 1)[0] == {"type": "auth", "token": token}
+    assert frames(page, 1)[0] == auth
     page.click("button.play-bots[data-room='duel']")
     all_seated(page)
     page.click("#ready")
@@ -71,7 +73,7 @@ def test_the_client_signs_in_by_message_and_resyncs_after_falling_behind(
     page.wait_for_selector("#online", timeout=15000)
     page.wait_for_function("() => window.sentFrames.some(([n, f]) => n === 2 && f.type === 'open')")
     again = frames(page, 2)
-    assert again[0] == {"type": "auth", "token": token}  # signed in first, then the rest
+    assert again[0] == auth  # signed in first, then the rest
     (reopened,) = [f for f in again if f["type"] == "open"]
     assert (reopened["table"], reopened["since"]) == (table, seen)
     page.click("#confirm")  # the table plays on over the new socket
