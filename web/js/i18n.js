@@ -278,7 +278,7 @@ const ERRORS = {
     address_tables: "你的网络地址开的桌子已经够多了: 请坐到其中一张, 或等空桌自动关闭",
     playing_elsewhere: "你在另一张桌子还有一局没下完: 请先下完那一局",
     own_table: "室主不能处理自己坐着的桌子或自己在下的对局: 请找管理员",
-    guest_limit: "你的网络地址今天的游客次数已满, 请注册账号", address_banned: "你的网络地址上有被封禁的账号, 暂时不能注册或游客进入",
+    guest_limit: "你的网络地址今天的游客次数已满, 请注册账号", address_banned: "你的网络地址上有被封禁的账号: 封禁期间不能从这里登录、注册或游客进入",
   },
   en: {
     bad_json: "malformed message", bad_message: "malformed message", bad_command: "unknown command", too_large: "message too long",
@@ -312,7 +312,7 @@ const ERRORS = {
     playing_elsewhere: "you are playing a game at another table: finish it first",
     own_table: "a room owner may not judge a table he sits at or a game he plays: ask an admin",
     login_wait: "too many wrong passwords for this name: wait a little", guest_limit: "no more guests from your address today: please register",
-    address_banned: "an account banned from your address: no new account while the ban lasts",
+    address_banned: "an account banned from your address: no sign-in, new account or guest from it while the ban lasts",
   },
 };
 
