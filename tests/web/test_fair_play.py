@@ -370,3 +370,43 @@ def test_the_words_of_fair_play_in_both_languages(shared: str, browser: Browser)
     ]
     assert en["waits"][1] == "the server is busy: try again in 3 s"
     page.close()
+
+
+def test_an_escape_reads_as_one_on_the_result_card(shared: str, browser: Browser) -> None:
+    """The result card of a game a seat left (an escape, said once), and of one where a seat let
+    its clock run out to the skip limit (an escape too, and said how), drawn by the page's own
+    ``resultCard`` from a scored game as the server sends it."""
+    page = browser.new_page()
+    page.goto(shared)
+    rows = page.evaluate(
+        """async () => {
+          const { render } = await import("/vendor/lit-html/lit-html.js");
+          const { resultCard } = await import("/js/log.js");
+          const card = (timeouts) => {
+            const snap = {
+              you: 0, game_id: null, points: [1, -2], seats: [{ name: "甲" }, { name: "乙" }],
+              scoring: { rated: true, stake: 1, stood_in: [], repeat: 1, factor: 1 },
+              game: {
+                seats: [{ skips: 0, timeouts: 0 }, { skips: timeouts, timeouts }],
+                result: { reason: "escape", winners: [0], seats: [
+                  { seat: 0, outcome: "win", elimination: null },
+                  { seat: 1, outcome: "escape", elimination: { reason: "escape" } }] },
+              },
+            };
+            const box = document.createElement("div");
+            render(resultCard(snap, [], {}), box);
+            return {
+              reason: box.querySelector(".reason").textContent,
+              escaped: [...box.querySelectorAll("tr[data-seat='1'] td")].map((d) => d.textContent),
+              quiet: box.querySelector("#repeat-note") === null,
+            };
+          };
+          return [card(0), card(5)];
+        }"""
+    )
+    left, timed_out = rows
+    assert left["reason"] == timed_out["reason"] == "有人逃跑"
+    assert left["escaped"][1:4] == ["逃跑", "", "-2"]  # said once
+    assert timed_out["escaped"][1:4] == ["逃跑", "超时次数到了上限, 算逃跑", "-2"]
+    assert left["quiet"] and timed_out["quiet"]  # a first game: no word of the repeat rule
+    page.close()
