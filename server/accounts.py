@@ -31,7 +31,7 @@ from fastapi.responses import JSONResponse
 from fastapi.routing import APIRoute
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from pydantic import BaseModel, Field
-from sqlalchemy import case, delete, func, or_, select, update
+from sqlalchemy import bindparam, case, delete, func, or_, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
@@ -165,11 +165,12 @@ async def pool_exhausted(request: Request, error: Exception) -> Response:
     )
 
 
-def same_origin(request: Request) -> None:
+async def same_origin(request: Request) -> None:
     """Sign-ins come from this server's own pages (or those of ``allowed_origins``): else any
     page could spend its visitors' guests, or sign them in to an account of its choosing. A
     browser says where a request comes from (``Sec-Fetch-Site``, ``Origin``); other clients
-    send neither and are let through."""
+    send neither and are let through. (Async: FastAPI would run a plain function in a thread,
+    a hop that costs a flood of sign-ins dearly on the event loop.)"""
     origin = request.headers.get("origin")
     if origin is not None and origin in request.app.state.settings.allowed_origins:
         return
@@ -433,6 +434,17 @@ async def register(body: NewCredentials, request: Request) -> LoginOut:
     return LoginOut(token=token, user=user_out(user))
 
 
+# A login's user by the name typed, the exact name first: users whose names collided before keys
+# were unique keep theirs. Made once (a flood of logins builds no statement) and read as plain
+# columns: the hash is all the check needs.
+_LOGIN_LOOKUP = (
+    select(User.id, User.password_hash)
+    .where(or_(User.name == bindparam("name"), User.name_key == bindparam("key")))
+    .order_by(case((User.name == bindparam("name"), 0), else_=1))
+    .limit(1)
+)
+
+
 @router.post(
     "/auth/login",
     response_model=LoginOut,
@@ -456,17 +468,14 @@ async def login(body: Credentials, request: Request) -> LoginOut:
             retry_after=wait,
         )
     async with _sessions(request)() as session:  # given back before the hashing
-        # the exact name first: users whose names collided before keys were unique keep theirs
-        exact_first = case((User.name == body.name, 0), else_=1)
-        found = select(User).where(or_(User.name == body.name, User.name_key == key))
-        user = (await session.execute(found.order_by(exact_first).limit(1))).scalar_one_or_none()
+        found = (await session.execute(_LOGIN_LOOKUP, {"name": body.name, "key": key})).first()
     # an unknown name or a guest costs the same check (against a dummy hash) as a real one
-    right = await _verify(request, user.password_hash if user else None, body.password)
-    if user is None or not right:
+    right = await _verify(request, found.password_hash if found else None, body.password)
+    if found is None or not right:
         raise HTTPException(401, "wrong name or password")
     await backoff.succeeded(key)
     async with _sessions(request)() as session:
-        user = await session.get(User, user.id)
+        user = await session.get(User, found.id)
         if user is None:  # gone meanwhile
             raise HTTPException(401, "wrong name or password")
         if user.banned(datetime.now(UTC)):

@@ -12,8 +12,9 @@ At most ``queue`` hashes and checks wait for a thread; one more is refused at on
 (``PasswordsBusy``: the server answers 429, ``busy``), so that a flood of logins costs a few
 seconds of waiting at most, never a growing backlog. Waiting ones are taken in order of merit,
 not arrival: first those of a client (an address key) with no failed check lately, then those
-of clients with fewer waiting already. A real user's login thus goes ahead of a flood from a few
-addresses, and, the queue full, takes the place of the flood's last one (which is refused).
+of the clients that asked least lately. A real user's login thus goes ahead of a flood from a
+few addresses, and, the queue full, takes the place of the flood's worst one (which is
+refused).
 """
 
 from __future__ import annotations
@@ -27,10 +28,9 @@ import secrets
 import sys
 import threading
 import time
-from collections import Counter
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from typing import Any, Literal
@@ -50,6 +50,7 @@ MIN_LENGTH = 8  # of a new password (older accounts keep their shorter ones)
 MAX_LENGTH = 128
 # a failed check puts its client's next ones behind everyone else's for this long
 FAILURE_SECONDS = 600.0
+LOAD_SECONDS = 30.0  # the half-life of a client's asks, as the queue weighs them
 
 
 class PasswordsBusy(Exception):
@@ -61,20 +62,24 @@ class PasswordsBusy(Exception):
         self.retry_after = retry_after
 
 
-@dataclass(order=True)
+@dataclass
 class _Job:
-    # lower goes first: a client with a failed check lately last, then the clients with more
-    # waiting, then by arrival
-    rank: tuple[bool, int, int]
-    work: Callable[[], Any] = field(compare=False)
-    key: str = field(compare=False)
-    done: asyncio.Future[Any] = field(compare=False)
+    order: int  # of arrival
+    work: Callable[[], Any]
+    key: str
+    done: asyncio.Future[Any]
 
 
 class Passwords:
     """Hashes and checks passwords in ``threads`` worker threads, with at most ``queue`` more
     waiting; ``cost`` "test" makes them with argon2's least time and memory (for test suites:
-    hundreds of accounts a run). Used from one event loop (the app's)."""
+    hundreds of accounts a run). Used from one event loop (the app's).
+
+    A waiting hash or check's turn comes by merit, weighed when a thread is free: first those
+    of a client (``key``, an address key) without a failed check in ``FAILURE_SECONDS``, then
+    those of the client that asked least lately (its asks, taken or refused, counted with a
+    half-life of ``LOAD_SECONDS``), then by arrival. A flood's clients have asked a lot by the
+    time a real user's login arrives: it goes ahead of all of theirs that wait."""
 
     def __init__(
         self, threads: int = 2, cost: Literal["standard", "test"] = "standard", queue: int = 32
@@ -92,8 +97,8 @@ class Passwords:
         self.queue = queue
         self.running = 0
         self.waiting: list[_Job] = []
-        self.in_flight: Counter[str] = Counter()  # by client: waiting or running
         self.failed: dict[str, float] = {}  # client -> its last failed check (time.monotonic)
+        self.asked: dict[str, tuple[float, float]] = {}  # client -> (asks, when), decaying
         self.seconds = 0.3  # what a hash or check takes in its thread, a running mean
         self._order = itertools.count()
 
@@ -119,54 +124,72 @@ class Passwords:
         return real
 
     def admits(self, key: str = "") -> bool:
-        """Whether a hash or check for ``key`` would be taken now (else it would be refused at
-        once): a request that would only be refused is refused before it costs anything."""
-        if self.running < self.threads and not self.waiting:
+        """Whether a hash or check for ``key`` would be taken now; if not, it counts as asked
+        and refused: a request that would only be refused is refused before it costs more."""
+        if self._taken(key, time.monotonic()):
             return True
-        worst = max(self.waiting, default=None)
-        return len(self.waiting) < self.queue or (
-            worst is not None and self._rank(key)[:2] < worst.rank[:2]
-        )
-
-    def _rank(self, key: str) -> tuple[bool, int, int]:
-        failed = self.failed.get(key)
-        suspect = failed is not None and time.monotonic() - failed < FAILURE_SECONDS
-        return suspect, self.in_flight[key], next(self._order)
+        self._ask(key, time.monotonic())
+        return False
 
     def retry_after(self) -> float:
         """About how long until the queue has room again (seconds)."""
         return max(1.0, (len(self.waiting) + self.running) * self.seconds / self.threads)
 
+    def _merit(self, key: str, order: int, now: float) -> tuple[bool, float, int]:
+        """A waiting one's place (lower first): failed lately, asked lately, arrival."""
+        failed = self.failed.get(key)
+        asks, when = self.asked.get(key, (0.0, now))
+        return (
+            failed is not None and now - failed < FAILURE_SECONDS,
+            asks * 0.5 ** ((now - when) / LOAD_SECONDS),
+            order,
+        )
+
+    def _taken(self, key: str, now: float) -> bool:
+        """Whether one more for ``key`` (asking now) would be taken: a thread or a place in the
+        queue is free, or it would take the place of a worse one."""
+        if (self.running < self.threads and not self.waiting) or len(self.waiting) < self.queue:
+            return True
+        if not self.waiting:
+            return False
+        suspect, asks, _ = self._merit(key, 0, now)
+        worst = self._worst(now)
+        # as if it had asked already: its own ask counts against it, as the waiting ones' did
+        return (suspect, asks + 1) < self._merit(worst.key, worst.order, now)[:2]
+
+    def _worst(self, now: float) -> _Job:
+        return max(self.waiting, key=lambda job: self._merit(job.key, job.order, now))
+
+    def _ask(self, key: str, now: float) -> None:
+        asks, when = self.asked.get(key, (0.0, now))
+        if key not in self.asked and len(self.asked) >= 4096:  # forget the clients gone quiet
+            self.asked = {
+                k: (a, w) for k, (a, w) in self.asked.items() if now - w < 10 * LOAD_SECONDS
+            }
+        self.asked[key] = (asks * 0.5 ** ((now - when) / LOAD_SECONDS) + 1, now)
+
     async def _run(self, work: Callable[[], Any], key: str) -> Any:
         loop = asyncio.get_running_loop()
-        job = _Job(self._rank(key), work, key, loop.create_future())
+        now = time.monotonic()
+        if not self._taken(key, now):
+            self._ask(key, now)
+            raise PasswordsBusy(self.retry_after())
+        self._ask(key, now)
+        job = _Job(next(self._order), work, key, loop.create_future())
         if self.running < self.threads and not self.waiting:
-            self.in_flight[key] += 1
             self._start(job, loop)
         else:
-            if len(self.waiting) >= self.queue:
-                worst = max(self.waiting, default=None)
-                if worst is None or worst.rank < job.rank:
-                    raise PasswordsBusy(self.retry_after())
-                self._unwait(worst)  # the better one takes its place
+            if len(self.waiting) >= self.queue:  # it takes the place of the worst one
+                worst = self._worst(now)
+                self.waiting.remove(worst)
                 worst.done.set_exception(PasswordsBusy(self.retry_after()))
-            self.in_flight[key] += 1
             self.waiting.append(job)
         try:
             return await job.done
         except asyncio.CancelledError:
             if job in self.waiting:  # gone before its turn; a running one is let finish
-                self._unwait(job)
+                self.waiting.remove(job)
             raise
-
-    def _unwait(self, job: _Job) -> None:
-        self.waiting.remove(job)
-        self._leave(job.key)
-
-    def _leave(self, key: str) -> None:
-        self.in_flight[key] -= 1
-        if self.in_flight[key] <= 0:
-            del self.in_flight[key]
 
     def _start(self, job: _Job, loop: asyncio.AbstractEventLoop) -> None:
         self.running += 1
@@ -174,7 +197,6 @@ class Passwords:
             running = self.pool.submit(_timed, job.work)
         except RuntimeError:  # closed: the app is stopping
             self.running -= 1
-            self._leave(job.key)
             job.done.cancel()
             return
 
@@ -188,7 +210,6 @@ class Passwords:
         self, job: _Job, future: Future[tuple[Any, float]], loop: asyncio.AbstractEventLoop
     ) -> None:
         self.running -= 1
-        self._leave(job.key)
         if future.cancelled():
             if not job.done.done():
                 job.done.cancel()
@@ -200,8 +221,9 @@ class Passwords:
             self.seconds = 0.8 * self.seconds + 0.2 * seconds
             if not job.done.done():
                 job.done.set_result(result)
+        now = time.monotonic()
         while self.running < self.threads and self.waiting:
-            best = min(self.waiting)
+            best = min(self.waiting, key=lambda job: self._merit(job.key, job.order, now))
             self.waiting.remove(best)
             self._start(best, loop)
 

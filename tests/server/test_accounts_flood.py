@@ -192,7 +192,7 @@ def test_at_most_the_queue_waits_and_one_more_is_refused_at_once() -> None:
         held.release.set()
         assert list(await asyncio.gather(running, waiting[1], again)) == [False, False, False]
         assert held.ran == ["held-0", "held-2", "held-4"]
-        assert held.passwords.in_flight == {} and held.passwords.running == 0
+        assert held.passwords.running == 0 and not held.passwords.waiting
         held.passwords.close()
 
     asyncio.run(main())
