@@ -10,13 +10,13 @@ Usage::
 
 The server is started the production way (``python -m server.cli serve``) on loopback, on a
 fresh SQLite file, pinned to one core (``--core``; the harness runs on the others), with the
-sign-in limit and the login back-off raised so that every wrong login is really checked. A
-socket client (a guest) sends ``ping`` after ``ping`` (one at a time, ``--gap`` apart) and
-times each ``pong``: first at rest, then while ``--wrong`` wrong logins at once (for existing
-names) are being answered, for ``--rounds`` rounds. It prints the round trip's p50, p99 and
-max at rest and under attack, and the p99's increase (target: under 50 ms). Then it times the
-login answer for an existing name with a wrong password against a name nobody has,
-alternately, ``--logins`` of each: the two should not be told apart.
+sign-in limit, the login back-off and the hashing queue's bound raised so that every wrong login
+is really checked. A socket client (a guest) sends ``ping`` after ``ping`` (one at a time,
+``--gap`` apart) and times each ``pong``: first at rest, then while ``--wrong`` wrong logins at
+once (for existing names) are being answered, for ``--rounds`` rounds. It prints the round
+trip's p50, p99 and max at rest and under attack, and the p99's increase (target: under 50 ms).
+Then it times the login answer for an existing name with a wrong password against a name nobody
+has, alternately, ``--logins`` of each: the two should not be told apart.
 
 ``--repo`` runs the server of another checkout (e.g. ``git archive`` of an older commit);
 ``--url-token`` signs the socket in with ``?token=`` in the URL, as servers before the
@@ -590,7 +590,8 @@ def main() -> None:
         if others:
             os.sched_setaffinity(0, others)
     database_url = asyncio.run(postgres_database(args.postgres)) if args.postgres else None
-    settings = None
+    # every wrong login of a round is checked: the queue's bound is the flood's to show
+    settings = {"JUNQI_PASSWORD_QUEUE": "1000000"}
     if args.flood:  # the sign-in limit and the back-off as they are by default
         settings = {
             "JUNQI_SIGN_INS_PER_MINUTE": "30",
