@@ -6,6 +6,7 @@ the log. Debian's Chromium through Playwright, against real servers."""
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from collections.abc import Callable, Iterator
@@ -208,7 +209,7 @@ def rated_game(seats: list[Seat], escape: bool = False) -> None:
     for seat in seats:
         assert seat.ask({"type": "ready"})["type"] == "ok"
     for number, seat in enumerate(seats):
-        seat.until(lambda seat=seat: seat.phase == "deploying")
+        seat.until(functools.partial(lambda s: s.phase == "deploying", seat))
         layout = engine.auto_layout("liangguo", number, 7 + number)
         seat.act({"type": "place_layout", "layout": layout})
     loser = seats[1]
@@ -219,7 +220,7 @@ def rated_game(seats: list[Seat], escape: bool = False) -> None:
         return
     loser.act({"type": "surrender"})
     for seat in seats:
-        seat.until(lambda seat=seat: seat.phase == "finished")
+        seat.until(functools.partial(lambda s: s.phase == "finished", seat))
 
 
 def test_points_that_diminish_between_the_same_people_are_said(
