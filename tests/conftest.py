@@ -68,6 +68,8 @@ LONGEST_FIRST = (
     "tests/server/test_bots.py",
     "tests/engine/test_views_fast.py",
     "tests/server/test_live_server.py",
+    "tests/server/test_slow_http.py",
+    "tests/server/test_fair_play.py",
     "tests/web/",  # the others: each starts a server and a browser of its own
     "tests/engine/test_deployment.py",
     "tests/server/test_hardening.py",
