@@ -27,6 +27,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from engine import VARIANTS, EngineError, MalformedInput, get_board, get_variant
 from server.bot_driver import Think
 from server.broker import InMemoryBroker, Subscription
+from server.capabilities import capabilities
 from server.cluster import Cluster, LobbyHooks
 from server.config import RoomConfig
 from server.errors import TableError
@@ -575,9 +576,20 @@ class Lobby:
         tables: dict[str, list[dict[str, Any]]] = {}
         for entry in self.entries.values():
             tables.setdefault(entry["listing"]["room"], []).append(entry["listing"])
+        play_now = None  # the variant of play now's room, while a room is open
+        with contextlib.suppress(TableError):
+            play_now = self.rooms[self.default_room()].variant
         return {
             "variants": [
-                {"key": v.key, "name": v.name, "seats": len(v.seats)} for v in VARIANTS.values()
+                {
+                    "key": v.key,
+                    "name": v.name,
+                    "seats": len(v.seats),
+                    "capabilities": capabilities(v.key),
+                    "rules": v.rules.to_dict(),
+                    "play_now": v.key == play_now,
+                }
+                for v in VARIANTS.values()
             ],
             "rooms": [
                 {

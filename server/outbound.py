@@ -62,6 +62,23 @@ class Lobby(TypedDict):
     lobby: dict[str, Any]  # ``server.lobby.Lobby.listing``
 
 
+DealKind = Literal["colours", "hands", "face_down"]
+
+
+class Capabilities(TypedDict):
+    """What a variant does, so that a client draws it without knowing it by name: a snapshot's
+    ``capabilities`` and a lobby variant's (``server.capabilities``)."""
+
+    colour: Literal["seat", "picked", "first_engineer"]  # how a seat's colour is known
+    teams: Literal["fixed", "banker", "none"]  # how teams are known
+    picks_colours: bool
+    bids: bool
+    contracts: list[int]  # the bids above a pass
+    flips: bool
+    deal: DealKind | None  # the deal to check from the revealed seed
+    mountain: bool  # the board's 山界 between two arms
+
+
 class Table(TypedDict):
     """The answer to ``open``: the table now, and the events missed."""
 

@@ -29,6 +29,7 @@ import orjson
 import engine
 from engine import Event, GameState
 from server import outbound
+from server.capabilities import capabilities
 
 SPECTATORS = "spectators"  # the key of the spectators' rendering of an update
 
@@ -83,8 +84,10 @@ def snapshot(
     """Everything a viewer needs to draw the table now (``listing``: the table's, if made
     already; it is the same for every viewer)."""
     finished = table.status == "finished"
+    shown = listing or table.listing()
     return {
-        **(listing or table.listing()),
+        **shown,
+        "capabilities": capabilities(shown["variant"]),
         "version": table.version,
         "seq": table.seq,
         "you": viewer,
