@@ -388,7 +388,7 @@ class _Sample:
         approach = self.enemy_flag_sides[team] & ~position.occupied
         best, best_gain = None, 0.0
         stepping = None
-        for origin, mask in legal_moves(position, seat, self.teams, self.rules.hq_lock).items():
+        for origin, mask in legal_moves(position, seat, self.teams, self.rules.movement).items():
             hits = mask & enemies
             attacker = cells[origin]
             assert attacker is not None

@@ -29,7 +29,7 @@ from engine.movement import legal_moves
 from engine.pieces import IMMOBILE_RANKS, Rank
 from engine.position import Position
 from engine.search import LOCKED, RISK, VALUE, defends_shown_flag, expected_gains, searchable
-from engine.variants import get_variant
+from engine.variants import MovementRules, get_variant
 
 
 @dataclass(frozen=True)
@@ -285,8 +285,9 @@ def choose_move(
     threats = set() if level == "easy" else flag_threats(board, seat, pieces, enemies)
     variant = get_variant(view["variant"])
     rules = variant.rules
-    hunter = Hunt(view, board, enemies) if variant.dealing == "fanqi" and level != "easy" else None
-    hq_lock = rules.hq_lock
+    movement = rules.movement
+    hunting = variant.dealing == "fanqi" and level != "easy"
+    hunter = Hunt(view, board, enemies, movement) if hunting else None
     lean = AGGRESSION
     if rules.no_capture_plies:  # a draw by quiet moves is near: fight, unless a draw is welcome
         alive = [s for s in view["seats"] if s["eliminated"] is None]
@@ -301,7 +302,7 @@ def choose_move(
             score = rng.random() * settings.noise
             other = pieces.get(target)
             # a piece ending in an HQ never moves again: worth it only to take a flag there
-            stuck = hq_lock and board.station(target).kind == "hq" and target not in goals
+            stuck = movement.hq_lock and board.station(target).kind == "hq" and target not in goals
             if other is not None and other.get("seat") != seat:
                 fights.append((origin, target))
                 # fights keep the game going (40 quiet moves draw it): lean towards them, but
@@ -311,8 +312,8 @@ def choose_move(
                 score -= LOCKED * VALUE[mine["rank"]]
             if not stuck:  # head for the enemy flags (a piece stuck in an HQ goes nowhere)
                 score += PROGRESS * (
-                    distance(view["board"], origin, goals, hq_lock)
-                    - distance(view["board"], target, goals, hq_lock)
+                    distance(view["board"], origin, goals, movement)
+                    - distance(view["board"], target, goals, movement)
                 )
             if hunter is not None:
                 score += hunter.worth(origin, target)
@@ -330,7 +331,7 @@ def choose_move(
         quiet = sorted((m for m in quick if m not in fought), key=quick.__getitem__)
         guards = [m for m in quiet if m[1] in sides]
         near = NEAR_SHOWN_FLAG if defends_shown_flag(view) else NEAR_FLAG
-        home = homeward(board, quiet, sides, pieces, enemies, hq_lock, near)
+        home = homeward(board, quiet, sides, pieces, enemies, movement, near)
         best = [m for m in quiet[-settings.width :] if m[1] not in sides]
         candidates = list(dict.fromkeys(fights + guards + home[-HOME_WIDTH:] + best))
         finals = settings.finalists if 0 < settings.finalists < len(candidates) else 0
@@ -351,7 +352,7 @@ def choose_move(
         gains = search(candidates, settings.samples, until=until, most=settings.most)
         return max(candidates, key=lambda m: quick[m] + gains[m])
     for origin, target in fights:
-        locked = hq_lock and board.station(target).kind == "hq"
+        locked = movement.hq_lock and board.station(target).kind == "hq"
         quick[origin, target] += attack_value(
             pieces[origin].get("rank"), pieces[target].get("rank"), guesses.get(target), locked
         )
@@ -373,10 +374,16 @@ def first_stage(settings: Level, until: float | None) -> tuple[int, float | None
 class Hunt:
     """翻棋, where most ranks are in sight and the game is won by taking every enemy piece that
     moves: what a move is worth to the hunt (``worth``). Face-down pieces neither move nor can
-    be attacked; every face-up piece's rank and owner is known."""
+    be attacked; every face-up piece's rank and owner is known; pieces move by ``movement``."""
 
-    def __init__(self, view: Mapping[str, Any], board: Board, enemies: set[int]) -> None:
-        self.board, self.enemies = board, enemies
+    def __init__(
+        self,
+        view: Mapping[str, Any],
+        board: Board,
+        enemies: set[int],
+        movement: MovementRules,
+    ) -> None:
+        self.board, self.enemies, self.movement = board, enemies, movement
         self.seat = view["viewer"]
         self.teams = tuple(s["team"] for s in view["seats"])
         cells: dict[str, tuple[int, str]] = {}
@@ -422,7 +429,7 @@ class Hunt:
         """Whether an enemy piece that beats ``rank`` can strike ``station`` next."""
         bit = 1 << self.board.station(station).index
         for seat in self.enemies:
-            moves = legal_moves(position, seat, self.teams, False, self.frozen)
+            moves = legal_moves(position, seat, self.teams, self.movement, self.frozen)
             for origin, mask in moves.items():
                 if mask & bit:
                     theirs = position.cells[origin]
@@ -479,7 +486,7 @@ def homeward(
     sides: set[str],
     pieces: Mapping[str, dict[str, Any]],
     enemies: set[int],
-    hq_lock: bool,
+    movement: MovementRules,
     near: int = NEAR_FLAG,
 ) -> list[tuple[str, str]]:
     """Of ``moves`` (quiet ones, in order), those that bring a piece closer to the stations
@@ -490,7 +497,7 @@ def homeward(
     if not goal:
         return []
     threat = any(
-        p.get("seat") in enemies and distance(board.key, s, goal, hq_lock) <= near
+        p.get("seat") in enemies and distance(board.key, s, goal, movement) <= near
         for s, p in pieces.items()
     )
     if not threat:
@@ -499,7 +506,7 @@ def homeward(
         (o, t)
         for o, t in moves
         if t not in sides
-        and distance(board.key, t, goal, hq_lock) < distance(board.key, o, goal, hq_lock)
+        and distance(board.key, t, goal, movement) < distance(board.key, o, goal, movement)
     ]
 
 
@@ -559,12 +566,15 @@ def enemy_hqs(board_key: str, enemies: set[int]) -> frozenset[str]:
     )
 
 
-def distance(board_key: str, station: str, goals: frozenset[str], hq_lock: bool = False) -> int:
-    """Steps (along any edge) from ``station`` to the nearest of ``goals``; with ``hq_lock``
-    no way leads through an HQ (a piece entering one stays there)."""
+def distance(
+    board_key: str, station: str, goals: frozenset[str], movement: MovementRules | None = None
+) -> int:
+    """Steps (along any edge) from ``station`` to the nearest of ``goals``; by the ``movement``
+    options if given: with ``hq_lock`` no way leads through an HQ (a piece entering one stays
+    there)."""
     if not goals:
         return 0
-    table = _distances(board_key, hq_lock)[station]
+    table = _distances(board_key, movement is not None and movement.hq_lock)[station]
     far = len(table)  # no way there
     return min(table.get(g, far) for g in goals)
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping, Sequence
+from functools import cache
 from typing import Any, ClassVar
 
 from engine.actions import Action, Flip, Move
@@ -25,6 +26,7 @@ from engine.pieces import OFFICER_STRENGTH, Piece, Rank, parse_rank, piece_of
 from engine.position import Position
 from engine.rulebook import GameLike, Handler, Marks, Rulebook, WorkingGame
 from engine.state import FlagWatch, FlipState, Phase
+from engine.variants import MovementRules
 
 LANDMINES_TO_DIG = 3  # the opponent's landmines to dig before the flag carry
 
@@ -35,6 +37,13 @@ def start_play(g: WorkingGame, position: Position, flip: FlipState, now: float) 
     g.phase = Phase.PLAYING
     g.started_at = now
     g.watches = [FlagWatch() for _ in g.variant.seats]
+
+
+@cache
+def unlocked(movement: MovementRules) -> MovementRules:
+    """翻棋's movement: the game's options, but nothing is locked in an HQ whatever they say (a
+    room's or a record's ``hq_lock`` has never applied to 翻棋)."""
+    return dataclasses.replace(movement, hq_lock=False)
 
 
 def colour_of(g: GameLike, seat: int) -> int | None:
@@ -52,7 +61,8 @@ def moves(g: GameLike, seat: int) -> dict[int, int]:
         return {}
     pos, flip = g.position, g.flip
     assert pos is not None and flip is not None
-    moves = legal_moves(pos, colour, (0, 1), hq_lock=False, frozen=flip.face_down)
+    movement = unlocked(g.rules.movement)
+    moves = legal_moves(pos, colour, (0, 1), movement, frozen=flip.face_down)
     if flip.mines_dug[colour] >= LANDMINES_TO_DIG and flip.carrier is None:
         flags = [i for i, p in pos.indexed() if p.seat == colour and p.rank == Rank.FLAG]
         carriers = smallest_officers(pos, flip, colour)
@@ -62,7 +72,7 @@ def moves(g: GameLike, seat: int) -> dict[int, int]:
                 continue
             friends = pos.seat_masks[colour] & ~(1 << flag)
             for i in carriers:
-                reach = destination_mask(t, pos, i, friends | flip.face_down, hq_lock=False)
+                reach = destination_mask(t, pos, i, friends | flip.face_down, movement)
                 if reach >> flag & 1:
                     moves[i] = moves.get(i, 0) | 1 << flag
     return moves

@@ -19,7 +19,7 @@ from engine.board import Board, StationKind
 from engine.errors import MalformedInput
 from engine.pieces import IMMOBILE_RANKS, RAIL_FLYERS, parse_rank
 from engine.position import Position
-from engine.variants import RuleOptions, get_variant
+from engine.variants import STANDARD_MOVEMENT, MovementRules, RuleOptions, get_variant
 
 Segment = tuple[int, bool]  # (mask, True when the ray runs towards higher bits)
 
@@ -153,12 +153,16 @@ def fly_mask(t: MoveTables, index: int, occupied: int) -> int:
 
 
 def destination_mask(
-    t: MoveTables, position: Position, index: int, friendly: int, hq_lock: bool = True
+    t: MoveTables,
+    position: Position,
+    index: int,
+    friendly: int,
+    movement: MovementRules = STANDARD_MOVEMENT,
 ) -> int:
     """Destinations of the piece on ``index`` as a mask; ``friendly`` marks the stations of its
     own and its partners' pieces, which it may never move onto."""
     bit = 1 << index
-    if not position.mobile & bit or (hq_lock and t.hqs & bit):
+    if not position.mobile & bit or (movement.hq_lock and t.hqs & bit):
         return 0
     occupied = position.occupied
     reach = t.step[index]
@@ -180,18 +184,19 @@ def legal_moves(
     position: Position,
     seat: int,
     teams: tuple[int, ...],
-    hq_lock: bool = True,
+    movement: MovementRules = STANDARD_MOVEMENT,
     frozen: int = 0,
     first_only: bool = False,
 ) -> dict[int, int]:
-    """All legal moves of ``seat``: ``{origin index: destination mask}`` (non-empty masks).
-    Pieces on ``frozen`` stations (翻棋's face-down pieces) neither move nor can be attacked.
-    With ``first_only`` it stops at the first piece that can move (to ask whether any can)."""
+    """All legal moves of ``seat``: ``{origin index: destination mask}`` (non-empty masks), by
+    the ``movement`` options (the standard game's unless given). Pieces on ``frozen`` stations
+    (翻棋's face-down pieces) neither move nor can be attacked. With ``first_only`` it stops at
+    the first piece that can move (to ask whether any can)."""
     t = move_tables(position.board)
     occupied = position.occupied
     blocked = friendly_mask(position, seat, teams) | occupied & t.camps | frozen
     movers = position.seat_masks[seat] & position.mobile & ~frozen
-    if hq_lock:
+    if movement.hq_lock:
         movers &= ~t.hqs
     rail, flyers, step = t.rail, position.flyers, t.step
     moves = {}
@@ -231,13 +236,16 @@ def mask_ids(t: MoveTables, mask: int) -> list[str]:
 
 
 def legal_move_list(
-    position: Position, seat: int, teams: tuple[int, ...], hq_lock: bool = True
+    position: Position,
+    seat: int,
+    teams: tuple[int, ...],
+    movement: MovementRules = STANDARD_MOVEMENT,
 ) -> list[tuple[str, str]]:
     """All legal moves of ``seat`` as ``(origin, target)`` station-id pairs."""
     ids = position.board.stations
     out: list[tuple[str, str]] = []
     append = out.append
-    for origin, mask in legal_moves(position, seat, teams, hq_lock).items():
+    for origin, mask in legal_moves(position, seat, teams, movement).items():
         source = ids[origin]
         while mask:
             low = mask & -mask
@@ -252,12 +260,13 @@ def destinations(
     origin: str,
     *,
     teams: tuple[int, ...] | None = None,
-    rules: RuleOptions | None = None,
+    rules: RuleOptions | MovementRules | None = None,
 ) -> set[str]:
     """Where the piece on ``origin`` may move, given every piece on the board.
 
     ``pieces`` maps station ids to ``(seat, rank key)``. Partners are the variant's default
-    teams unless ``teams`` (team id per seat) is given.
+    teams unless ``teams`` (team id per seat) is given; the movement options are the variant's
+    unless ``rules`` (a table's ``RuleOptions``, or their ``MovementRules``) are given.
     """
     v = get_variant(variant)
     board = v.board
@@ -273,12 +282,14 @@ def destinations(
         board.station(origin)
         raise MalformedInput(f"no piece on {origin}") from None
     rank = parse_rank(rank_key)
-    hq_lock = (rules or v.rules).hq_lock
+    if rules is None:
+        rules = v.rules
+    movement = rules if isinstance(rules, MovementRules) else rules.movement
     team_of = teams or v.teams
     if seat not in board.seats:
         raise MalformedInput(f"no seat {seat!r} on the {board.key} board")
     index = bit[origin].bit_length() - 1
-    if rank in IMMOBILE_RANKS or (hq_lock and t.hqs & bit[origin]):
+    if rank in IMMOBILE_RANKS or (movement.hq_lock and t.hqs & bit[origin]):
         return set()
     reach = t.step[index]
     if t.rail & bit[origin]:

@@ -163,12 +163,12 @@ class Rulebook:
     def moves(self, g: GameLike, seat: int) -> dict[int, int]:
         """The legal moves of ``seat``: ``{origin index: destination mask}``."""
         assert g.position is not None
-        return legal_moves(g.position, seat, g.teams, g.rules.hq_lock)
+        return legal_moves(g.position, seat, g.teams, g.rules.movement)
 
     def can_act(self, g: GameLike, seat: int) -> bool:
         """Whether ``seat`` has a legal action on its turn."""
         assert g.position is not None
-        return bool(legal_moves(g.position, seat, g.teams, g.rules.hq_lock, first_only=True))
+        return bool(legal_moves(g.position, seat, g.teams, g.rules.movement, first_only=True))
 
     def check_mover(self, g: WorkingGame, a: Move, origin: int) -> None:
         """Refuse (``IllegalAction``) a move from ``origin`` that the variant forbids before the
@@ -178,7 +178,8 @@ class Rulebook:
         """Where ``seat``'s piece on ``origin`` may go: a mask of station indices."""
         pos = g.pos
         friends = friendly_mask(pos, seat, g.teams)
-        return destination_mask(move_tables(g.variant.board), pos, origin, friends, g.rules.hq_lock)
+        t = move_tables(g.variant.board)
+        return destination_mask(t, pos, origin, friends, g.rules.movement)
 
     def special_move(self, g: WorkingGame, a: Move, origin: int, target: int) -> bool:
         """Play a move that is not a step or an attack (翻棋's flag carry) and say True."""

@@ -41,7 +41,7 @@ def random_position(variant: str, seed: int | str, plies: int) -> tuple[Position
     seat = 0
     for _ in range(plies):
         for _ in v.seats:
-            moves = legal_move_list(position, seat, v.teams, v.rules.hq_lock)
+            moves = legal_move_list(position, seat, v.teams, v.rules.movement)
             if moves:
                 break
             seat = (seat + 1) % len(v.seats)

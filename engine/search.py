@@ -236,6 +236,7 @@ class _Sample:
         self.board = position.board
         self.tables = move_tables(self.board)
         self.rules = rules
+        self.movement = rules.movement
         self.teams = teams
         self.team = team
         self.shown = shown  # the seats whose flags are shown: a 司令's death shows no more
@@ -252,7 +253,7 @@ class _Sample:
         """``mask`` and the stations a step from it (no way leads on through an HQ, where a
         piece would stay)."""
         out = mask
-        if self.rules.hq_lock:
+        if self.movement.hq_lock:
             mask &= ~self.tables.hqs
         while mask:
             bit = mask & -mask
@@ -277,7 +278,7 @@ class _Sample:
         lost = 0.0  # by the attacker's team
         if outcome != Outcome.ATTACKER:
             lost += self._loss(position, attacker, o)
-        elif self.rules.hq_lock and self.tables.hqs >> t & 1 and defender.rank != Rank.FLAG:
+        elif self.movement.hq_lock and self.tables.hqs >> t & 1 and defender.rank != Rank.FLAG:
             lost += LOCKED * VALUE[attacker.rank]  # the winner is stuck in that HQ for good
         if outcome != Outcome.DEFENDER:
             lost -= self._loss(position, defender, t)
@@ -313,7 +314,7 @@ class _Sample:
         approach = self.enemy_flag_sides[team] & ~position.occupied
         best, best_gain = None, 0.0
         stepping = None
-        for origin, mask in legal_moves(position, seat, self.teams, self.rules.hq_lock).items():
+        for origin, mask in legal_moves(position, seat, self.teams, self.movement).items():
             hits = mask & enemies
             attacker = cells[origin]
             assert attacker is not None
@@ -345,7 +346,7 @@ class _Sample:
         outcome = self.rules.fight(attacker.rank, defender.rank, defender_in_hq=in_hq)
         theirs = self._loss(position, defender, target)
         if outcome == Outcome.ATTACKER:
-            stuck = self.rules.hq_lock and in_hq and defender.rank != Rank.FLAG
+            stuck = self.movement.hq_lock and in_hq and defender.rank != Rank.FLAG
             return theirs - (LOCKED * VALUE[attacker.rank] if stuck else 0.0)
         mine = self._loss(position, attacker, origin)
         return -mine if outcome == Outcome.DEFENDER else theirs - mine
@@ -393,7 +394,7 @@ class _Sample:
     def _worth(self, piece: Piece, index: int) -> float:
         """A piece's value; in an HQ (but the flag) it can never move nor guard a way again,
         so it is worth only what a winner stuck there keeps: ``1 - LOCKED`` of it."""
-        stuck = self.rules.hq_lock and self.tables.hqs >> index & 1 and piece.rank != Rank.FLAG
+        stuck = self.movement.hq_lock and self.tables.hqs >> index & 1 and piece.rank != Rank.FLAG
         return VALUE[piece.rank] * (1 - LOCKED if stuck else 1.0)
 
     def _loss(self, position: Position, piece: Piece, index: int) -> float:
@@ -414,7 +415,7 @@ class _Sample:
         and ``STRANDED`` for each piece short of three that a seat of ours can still move (with
         none, it is skipped out of the game)."""
         masks = position.seat_masks
-        free = position.mobile & ~self.tables.hqs if self.rules.hq_lock else position.mobile
+        free = position.mobile & ~self.tables.hqs if self.movement.hq_lock else position.mobile
         short = sum(
             max(0, 3 - (m & free).bit_count())
             for s, m in enumerate(masks)
@@ -446,13 +447,13 @@ class _Sample:
     def _movers(self, position: Position, pieces: int) -> int:
         """The pieces on ``pieces`` that can still move (one in an HQ never will)."""
         movers = pieces & position.mobile
-        return movers & ~self.tables.hqs if self.rules.hq_lock else movers
+        return movers & ~self.tables.hqs if self.movement.hq_lock else movers
 
     def _reaching(self, position: Position, seat: int, sides: int) -> int:
         """How many of ``seat``'s pieces not yet on ``sides`` can get there in one move."""
         cells = position.cells
         count = 0
-        for origin, mask in legal_moves(position, seat, self.teams, self.rules.hq_lock).items():
+        for origin, mask in legal_moves(position, seat, self.teams, self.movement).items():
             if sides >> origin & 1 or not mask & sides:
                 continue
             attacker = cells[origin]

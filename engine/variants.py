@@ -51,6 +51,18 @@ class EscapeRule(StrEnum):
 
 
 @dataclass(frozen=True, slots=True)
+class MovementRules:
+    """The rule options movement follows (RULES.md §3): one small object that move generation,
+    the search and the bots take whole (``RuleOptions.movement``), so that a new movement option
+    is a field here and in ``RuleOptions`` and nothing more."""
+
+    hq_lock: bool = True  # a piece in an HQ never moves (off only in 翻棋)
+
+
+STANDARD_MOVEMENT = MovementRules()  # the standard game's: what callers that pass none get
+
+
+@dataclass(frozen=True, slots=True)
 class RuleOptions:
     """Every per-table rule option of RULES.md, with the default of the standard game."""
 
@@ -93,6 +105,13 @@ class RuleOptions:
     score_y: int = 2  # 三国: second loser -Y
     score_z: int = 6  # 三国: last survivor +Z; an escaper -Z
     random_seats: bool = False  # 三国 随机防作弊: the platform seats players at random
+    # not an option: the movement options above as one object, made with the options, so that
+    # move generation reads them without building anything (``MovementRules``)
+    movement: MovementRules = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        values = {name: getattr(self, name) for name in _MOVEMENT_OPTIONS}
+        object.__setattr__(self, "movement", MovementRules(**values))
 
     def fight(self, attacker: Rank, defender: Rank, *, defender_in_hq: bool) -> Outcome:
         """The outcome of ``attacker`` hitting ``defender`` under these options."""
@@ -107,10 +126,9 @@ class RuleOptions:
 
     def with_changes(self, changes: Mapping[str, Any]) -> RuleOptions:
         """These options with ``changes`` applied; MalformedInput on an unknown name or value."""
-        fields = {f.name: f for f in dataclasses.fields(self)}
         values: dict[str, Any] = {}
         for name, value in changes.items():
-            if name not in fields:
+            if name not in _OPTIONS:
                 raise MalformedInput(f"unknown rule option {name!r}")
             values[name] = _coerce(name, getattr(self, name), value)
         return dataclasses.replace(self, **values)
@@ -118,11 +136,13 @@ class RuleOptions:
     def to_dict(self) -> dict[str, Any]:
         """The options as JSON-ready values (enums as their keys)."""
         return {
-            f.name: getattr(self, f.name).value
-            if isinstance(getattr(self, f.name), StrEnum)
-            else getattr(self, f.name)
-            for f in dataclasses.fields(self)
+            name: value.value if isinstance(value := getattr(self, name), StrEnum) else value
+            for name in _OPTIONS
         }
+
+
+_MOVEMENT_OPTIONS = tuple(f.name for f in dataclasses.fields(MovementRules))
+_OPTIONS = tuple(f.name for f in dataclasses.fields(RuleOptions) if f.init)  # not ``movement``
 
 
 def _coerce(name: str, current: Any, value: Any) -> Any:

@@ -9,7 +9,8 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Mapping
 
-from engine import Board
+from engine import Board, MovementRules
+from engine.variants import STANDARD_MOVEMENT
 
 IMMOBILE = {"landmine", "flag", "fortress"}
 FLYERS = {"engineer", "missile"}
@@ -20,10 +21,10 @@ def reference_destinations(
     pieces: Mapping[str, tuple[int, str]],
     origin: str,
     teams: tuple[int, ...],
-    hq_lock: bool = True,
+    movement: MovementRules = STANDARD_MOVEMENT,
 ) -> set[str]:
     seat, rank = pieces[origin]
-    if rank in IMMOBILE or (hq_lock and board.station(origin).kind == "hq"):
+    if rank in IMMOBILE or (movement.hq_lock and board.station(origin).kind == "hq"):
         return set()
     reach = set(board.neighbours(origin))
     if board.station(origin).rail:

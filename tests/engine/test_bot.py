@@ -223,7 +223,7 @@ def test_an_enemy_near_the_flag_calls_the_defenders_back(enemy: str) -> None:
     moves = [(o, t) for o, targets in view["legal_moves"].items() for t in targets]
     quiet = [m for m in moves if m[1] not in pieces_at]
     sides = {"0:52", "0:61", "0:63"}
-    home = homeward(board, quiet, sides, pieces_at, {1}, True)
+    home = homeward(board, quiet, sides, pieces_at, {1}, engine.MovementRules())
     if enemy == "0:44":
         assert ("0:21", "0:51") in home and ("0:21", "0:41") in home
         assert ("0:21", "0:11") not in home and ("0:21", "0:51") in quiet
@@ -249,10 +249,11 @@ def test_an_enemy_further_away_calls_the_defenders_back_to_a_shown_flag(shown: b
     pieces_at = {p["station"]: p for p in view["pieces"]}
     quiet = [(o, t) for o, ts in view["legal_moves"].items() for t in ts if t not in pieces_at]
     sides = {"0:52", "0:61", "0:63"}
-    assert distance("liangguo", "1:12", frozenset(sides), True) == NEAR_SHOWN_FLAG > NEAR_FLAG
+    locked = engine.MovementRules(hq_lock=True)
+    assert distance("liangguo", "1:12", frozenset(sides), locked) == NEAR_SHOWN_FLAG > NEAR_FLAG
     assert own_flag_shown(view) == shown
     near = NEAR_SHOWN_FLAG if shown else NEAR_FLAG
-    home = homeward(board, quiet, sides, pieces_at, {1}, True, near)
+    home = homeward(board, quiet, sides, pieces_at, {1}, locked, near)
     assert (("0:21", "0:51") in home) == shown
 
 
@@ -503,7 +504,9 @@ def test_in_fanqi_a_piece_steps_towards_what_it_beats_not_where_what_beats_it_st
         listed = [{"station": s, "seat": seat, "rank": r} for s, (seat, r) in pieces.items()]
         listed.append({"station": "1:65", "face_down": True})  # takes no part
         view = {"viewer": 0, "seats": [{"team": 0}, {"team": 1}], "pieces": listed}
-        return Hunt(view, board, {1}).worth(origin, target)
+        return Hunt(view, board, {1}, engine.get_variant("fanqi").rules.movement).worth(
+            origin, target
+        )
 
     pieces = {
         "0:33": (0, "colonel"),

@@ -278,3 +278,29 @@ def test_teams_can_be_given() -> None:
     pieces: Pieces = {"0:51": (0, "major"), "0:41": (1, "captain")}
     assert "0:41" in dest(pieces, "0:51")
     assert "0:41" not in engine.destinations("siguo", pieces, "0:51", teams=(0, 0, 1, 1))
+
+
+def test_the_movement_options_travel_as_one_object() -> None:
+    """``RuleOptions.movement`` holds the options movement follows; the generators take it whole,
+    and ``destinations`` takes a table's options or that object (the variant's by default)."""
+    pieces: Pieces = {"0:62": (0, "major"), "1:62": (1, "flag")}
+    locked = engine.get_variant("siguo").rules
+    free = locked.with_changes({"hq_lock": False})
+    assert locked.movement == engine.MovementRules(hq_lock=True)
+    assert free.movement == engine.MovementRules(hq_lock=False)
+    assert "movement" not in free.to_dict() and "movement" not in repr(free)
+    with pytest.raises(engine.MalformedInput):
+        locked.with_changes({"movement": free.movement})
+    out = {"0:52", "0:61", "0:63"}
+    assert dest(pieces, "0:62") == set()
+    assert engine.destinations("siguo", pieces, "0:62", rules=locked) == set()
+    assert engine.destinations("siguo", pieces, "0:62", rules=free) == out
+    assert engine.destinations("siguo", pieces, "0:62", rules=free.movement) == out
+    board = engine.get_board("siguo")
+    position = engine.Position.from_pieces(board, pieces)
+    teams = (0, 1, 0, 1)
+    assert engine.legal_moves(position, 0, teams) == {}
+    assert engine.legal_moves(position, 0, teams, locked.movement) == {}
+    listed = engine.legal_move_list(position, 0, teams, free.movement)
+    assert {target for _, target in listed} == out
+    assert reference_destinations(board, pieces, "0:62", teams, free.movement) == out
