@@ -204,7 +204,7 @@ async def users(
 async def tables(_: Admin, request: Request) -> list[dict[str, Any]]:
     """The live tables with their seats, status and running game."""
     lobby: Lobby = request.app.state.lobby
-    return [{**e["listing"], "game_id": e["game"]} for e in lobby.entries.values()]
+    return [{**e.listing, "game_id": e.game} for e in lobby.entries.values()]
 
 
 @router.get("/games")
@@ -373,7 +373,7 @@ def _room_refused(status: int, code: str, message: str) -> HTTPException:
 
 def _room_row(request: Request, row: Room, owner: str | None) -> RoomRow:
     lobby: Lobby = request.app.state.lobby
-    listed = [e for e in lobby.entries.values() if e["listing"]["room"] == row.id]
+    listed = [e for e in lobby.entries.values() if e.room == row.id]
     return RoomRow(
         id=row.id,
         name=row.name,
@@ -386,9 +386,9 @@ def _room_row(request: Request, row: Room, owner: str | None) -> RoomRow:
         closed_at=aware(row.closed_at),
         changed_at=aware(row.changed_at),
         configured=any(room.id == row.id for room in request.app.state.settings.rooms),
-        tables=sum(not e.get("quick") for e in listed),
-        play_now_tables=sum(bool(e.get("quick")) for e in listed),
-        games=sum(e["listing"]["status"] == "playing" for e in listed),
+        tables=sum(not e.quick for e in listed),
+        play_now_tables=sum(e.quick for e in listed),
+        games=sum(e.status == "playing" for e in listed),
     )
 
 
@@ -553,7 +553,7 @@ async def edit_room(
     if not changes:
         return _room_row(request, row, owner_name)
     if "variant" in changes:
-        open_tables = sum(e["listing"]["room"] == room_id for e in lobby.entries.values())
+        open_tables = sum(e.room == room_id for e in lobby.entries.values())
         if open_tables:
             raise _room_refused(
                 409,
@@ -590,10 +590,7 @@ async def close_room(
     if row.closed_at is not None:
         raise _room_refused(409, "room_closed", f"room {room_id} is closed already")
     lobby: Lobby = request.app.state.lobby
-    playing = sum(
-        e["listing"]["room"] == room_id and e["listing"]["status"] == "playing"
-        for e in lobby.entries.values()
-    )
+    playing = sum(e.room == room_id and e.status == "playing" for e in lobby.entries.values())
     row.closed_at = row.changed_at = datetime.now(UTC)
     moderation.record(session, admin, "room_close", room_id, body.reason, games=playing)
     await session.commit()

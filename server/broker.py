@@ -18,6 +18,7 @@ from typing import Any
 
 import redis.asyncio as aioredis
 
+from server import messages
 from server.tasks import cancel
 
 log = logging.getLogger("junqi")
@@ -196,11 +197,18 @@ class RedisBroker(InMemoryBroker):
                 continue
             if message is None or message["type"] != "message":
                 continue
-            envelope = json.loads(message["data"])
-            if envelope["from"] == self.node:
-                continue
             topic = message["channel"].removeprefix(self.prefix)
-            self.publish_local(topic, envelope["message"])
+            try:
+                envelope = json.loads(message["data"])
+                sender, body = envelope["from"], envelope["message"]
+            except (ValueError, KeyError, TypeError):
+                log.warning("a message that is no envelope on %s was dropped", topic)
+                continue
+            if sender == self.node:
+                continue
+            checked = messages.checked(topic, body)
+            if checked is not None:  # else of an unknown shape: dropped, and logged
+                self.publish_local(topic, checked)
 
     async def _write(self) -> None:
         while True:

@@ -35,9 +35,11 @@ from typing import TYPE_CHECKING, Any
 import redis.asyncio as aioredis
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+from server import messages
 from server.broker import RedisBroker
 from server.errors import TableError
 from server.keeping import Keeper
+from server.listing import LobbyEntry
 from server.ownership import Leases
 from server.tasks import cancel
 
@@ -60,7 +62,7 @@ class LobbyHooks:
     over): the lobby's own mappings, live, and its methods."""
 
     tables: Mapping[str, Table]  # the tables this process runs
-    entries: Mapping[str, dict[str, Any]]  # the lobby entry of every table of every node
+    entries: Mapping[str, LobbyEntry]  # the lobby entry of every table of every node
     adopt: Callable[[str, int, float | None], Awaitable[None]]  # take a kept table over
     lost: Callable[[Table], None]  # another node took the table over: stop it here
     forget: Callable[[str], None]  # a listed table is gone (its node stopped between games)
@@ -84,19 +86,27 @@ class Cluster:
         self.keeper = Keeper(engine, node, hold_seconds=lease_seconds / 3)
         self.beat = lease_seconds / 3  # renewals and takeover checks
         self.owners: dict[str, str] = {}  # the node of each other table, as last read
-        self.calls: dict[str, asyncio.Future[dict[str, Any]]] = {}
+        self.calls: dict[str, asyncio.Future[messages.Answer]] = {}
         self.call_ids = itertools.count()
-        self.unsaved: dict[str, dict[str, Any] | None] = {}  # lobby entries to write
+        self.unsaved: dict[str, LobbyEntry | None] = {}  # lobby entries to write
         self.tasks: list[asyncio.Task[None]] = []
         self.serving: set[asyncio.Task[None]] = set()
         # when each call of the last CALL_SECONDS came, and its answer (None: under way), for a
         # call asked again
-        self.served: OrderedDict[str, tuple[float, dict[str, Any] | None]] = OrderedDict()
+        self.served: OrderedDict[str, tuple[float, messages.Answer | None]] = OrderedDict()
 
-    async def saved_entries(self) -> dict[str, dict[str, Any]]:
-        """The lobby entries the nodes wrote to Redis (for a node that starts)."""
-        saved = await self.redis.hgetall(ENTRIES_KEY)
-        return {str(table_id): json.loads(entry) for table_id, entry in saved.items()}
+    async def saved_entries(self) -> dict[str, LobbyEntry]:
+        """The lobby entries the nodes wrote to Redis (for a node that starts); one this
+        version cannot read is left out, and the log says so."""
+        entries = {}
+        for table_id, saved in (await self.redis.hgetall(ENTRIES_KEY)).items():
+            try:
+                entries[str(table_id)] = LobbyEntry.from_json(json.loads(saved))
+            except (ValueError, KeyError, TypeError):
+                log.warning(
+                    "a lobby entry of an unknown shape was left out", extra={"table": table_id}
+                )
+        return entries
 
     async def start(self, lobby: LobbyHooks) -> None:
         """Serve calls, renew leases and take tables over, for ``lobby`` (whose entries hold
@@ -204,10 +214,10 @@ class Cluster:
         for topic in list(self.broker.topics):
             table_id = topic.removeprefix("table:")
             if topic.startswith("table:") and table_id not in self.lobby.tables:
-                self.broker.publish_local(topic, {"table": table_id, "resync": True})
+                self.broker.publish_local(topic, messages.resync(table_id))
         log.warning("Redis is back: lobby entries written again, sockets resynchronised")
 
-    def keep_entry(self, table_id: str, entry: dict[str, Any] | None) -> None:
+    def keep_entry(self, table_id: str, entry: LobbyEntry | None) -> None:
         self.unsaved[table_id] = entry
 
     async def save_entries(self) -> None:
@@ -220,7 +230,8 @@ class Cluster:
                     if entry is None:
                         pipe.hdel(ENTRIES_KEY, table_id)
                     else:
-                        pipe.hset(ENTRIES_KEY, table_id, json.dumps(entry, ensure_ascii=False))
+                        text = json.dumps(entry.to_json(), ensure_ascii=False)
+                        pipe.hset(ENTRIES_KEY, table_id, text)
                 await pipe.execute()
         except Exception:
             self.unsaved = {**unsaved, **self.unsaved}  # the next beat writes them
@@ -265,7 +276,8 @@ class Cluster:
     ) -> dict[str, Any]:
         call_id = f"{self.node}/{next(self.call_ids)}"
         answer = self.calls[call_id] = asyncio.get_running_loop().create_future()
-        request = {
+        request: messages.Call = {
+            "kind": "call",
             "call": call_id,
             "from": self.node,
             "table": table_id,
@@ -290,8 +302,8 @@ class Cluster:
 
     async def _listen(self, inbox: Any) -> None:
         while True:
-            message = await inbox.get()
-            if "answer" in message:
+            message: messages.NodeMessage = await inbox.get()
+            if message["kind"] == "answer":
                 future = self.calls.get(message["answer"])
                 if future is not None and not future.done():
                     future.set_result(message)
@@ -300,7 +312,7 @@ class Cluster:
                 self.serving.add(task)
                 task.add_done_callback(self.serving.discard)
 
-    async def _serve(self, request: dict[str, Any]) -> None:
+    async def _serve(self, request: messages.Call) -> None:
         call, now = request["call"], time.monotonic()
         if call in self.served:  # asked again: answered again, once it is done
             if (answered := self.served[call][1]) is not None:
@@ -309,7 +321,7 @@ class Cluster:
         while self.served and next(iter(self.served.values()))[0] < now - CALL_SECONDS:
             self.served.popitem(last=False)  # its caller gave up
         self.served[call] = now, None
-        answer: dict[str, Any] = {"answer": call}
+        answer: messages.Answer = {"kind": "answer", "answer": call}
         table = self.lobby.tables.get(request["table"])
         if table is None:
             answer["moved"] = True

@@ -25,6 +25,7 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from engine import VARIANTS, EngineError, MalformedInput, get_board, get_variant
+from server import adoption, messages
 from server.bot_driver import Think
 from server.broker import InMemoryBroker, Subscription
 from server.capabilities import capabilities
@@ -32,6 +33,7 @@ from server.cluster import Cluster, LobbyHooks
 from server.config import RoomConfig
 from server.errors import TableError
 from server.keeping import Keeper, Unreadable
+from server.listing import LobbyEntry
 from server.models import Room, User, aware
 from server.observability import Metrics
 from server.store import Store
@@ -165,7 +167,7 @@ class Lobby:
         )
         self.metrics = metrics
         self.tables: dict[str, Table] = {}
-        self.entries: dict[str, dict[str, Any]] = {}
+        self.entries: dict[str, LobbyEntry] = {}
         self.listing_due = False
         self.tasks: list[asyncio.Task[None]] = []
         self.pending: set[asyncio.Task[None]] = set()  # rooms being read again
@@ -239,13 +241,11 @@ class Lobby:
             rules = table_rules(room.variant, room.options, options or {})
         except BadOption as error:
             raise TableError("bad_option", str(error)) from None
-        entries = [e for e in self.entries.values() if e["listing"]["room"] == room_id]
-        if not quick and sum(not e.get("quick") for e in entries) >= room.tables:
+        entries = [e for e in self.entries.values() if e.room == room_id]
+        if not quick and sum(not e.quick for e in entries) >= room.tables:
             raise TableError("room_full", f"room {room_id} has no free table")
         if creator is not None and not quick:
-            opened = sum(
-                e.get("creator") == creator[0] and not e.get("quick") for e in self.entries.values()
-            )
+            opened = sum(e.creator == creator[0] and not e.quick for e in self.entries.values())
             if opened >= self.policy.tables_per_creator:
                 raise TableError(
                     "too_many_tables",
@@ -253,8 +253,7 @@ class Lobby:
                 )
         if address is not None and not quick:
             opened = sum(
-                e.get("creator_address") == address and not e.get("quick")
-                for e in self.entries.values()
+                e.creator_address == address and not e.quick for e in self.entries.values()
             )
             if opened >= self.policy.tables_per_address:
                 raise TableError(
@@ -317,9 +316,9 @@ class Lobby:
         if table_id is not None and table_id not in self.entries:
             return
         for other, entry in list(self.entries.items()):
-            if other == table_id or str(user_id) not in entry["players"]:
+            if other == table_id or entry.seat_of(user_id) is None:
                 continue
-            if entry["listing"]["status"] == "playing":
+            if entry.status == "playing":
                 raise TableError(
                     "playing_elsewhere", "you are playing at another table: finish that game first"
                 )
@@ -341,7 +340,9 @@ class Lobby:
                 elif lonely is not None and now - lonely >= self.policy.lonely_seconds:
                     await self.close_table(table, why="lonely")
 
-    async def close_table(self, table: Table, idle_only: bool = True, why: str = "idle") -> None:
+    async def close_table(
+        self, table: Table, idle_only: bool = True, why: messages.Closing = "idle"
+    ) -> None:
         """Close a table of this process without a game on (``idle_only``: only if nobody sits
         at it either, checked in its actor); those watching it hear so, and ``why``."""
         try:
@@ -368,7 +369,7 @@ class Lobby:
             rules = kept_rules(room.variant, room.options, kept.data.get("changes") or {})
             table = Table(table_id, room, self.services, rules)
             table.epoch, table.lease_until = epoch, sure_until
-            saved_at = table.restore(kept)
+            saved_at = adoption.restore(table, kept)
         except (EngineError, KeyError, TypeError, ValueError) as error:
             # a record this version cannot replay: the server must start all the same
             log.exception("table %s could not be taken back; its game is aborted", table_id)
@@ -378,12 +379,12 @@ class Lobby:
         self.tables[table.id] = table
         table.start()
         if table.in_game:
-            await table.call(functools.partial(table.resume_after_restart, saved_at))
+            await table.call(functools.partial(adoption.resume, table, saved_at))
         else:  # its end was kept, not yet stored: it is stored now (``Store`` does it once)
             await table.call(table.finish_game)
         self.changed(table)
         # every socket watching it, here and on other processes, opens it again here
-        self.broker.publish(f"table:{table.id}", {"table": table.id, "moved": True, "epoch": epoch})
+        self.broker.publish(f"table:{table.id}", messages.moved(table.id, epoch))
         if self.metrics is not None:
             self.metrics.takeovers.inc()
         log.info("table taken over", extra={"table": table.id, "game": table.game_id})
@@ -397,7 +398,7 @@ class Lobby:
         await self.keeper.drop(table_id, epoch)
         if self.cluster is not None:
             await self.cluster.release(table_id)
-        self.broker.publish(f"table:{table_id}", {"table": table_id, "closed": True, "why": "lost"})
+        self.broker.publish(f"table:{table_id}", messages.closed(table_id, "lost"))
         self.forget(table_id)
         if self.metrics is not None:
             self.metrics.aborted.inc()
@@ -414,8 +415,8 @@ class Lobby:
         a table of a closed room nothing that leads to a new game (``NEW_GAME_COMMANDS``)."""
         if command in NEW_GAME_COMMANDS and args.get("ready", True):
             entry = self.entries.get(table_id)
-            if entry is not None and entry["listing"]["room"] in self.closed_rooms:
-                raise self.room_closed(entry["listing"]["room"])
+            if entry is not None and entry.room in self.closed_rooms:
+                raise self.room_closed(entry.room)
         if self.cluster is not None:  # here or not, it may be moving: the cluster looks
             return await self.cluster.call(table_id, command, args)
         table = self.tables.get(table_id)
@@ -426,13 +427,13 @@ class Lobby:
     def seat_of(self, table_id: str, user_id: int) -> int | None:
         """The user's seat at a table, as the lobby last heard."""
         entry = self.entries.get(table_id)
-        return None if entry is None else entry["players"].get(str(user_id))
+        return None if entry is None else entry.seat_of(user_id)
 
     def room_of(self, table_id: str) -> RoomConfig:
         entry = self.entries.get(table_id)
         if entry is None:
             raise TableError("no_table", f"no table {table_id!r}")
-        return self.rooms[entry["listing"]["room"]]
+        return self.rooms[entry.room]
 
     # --- the rooms ----------------------------------------------------------------------------
 
@@ -471,7 +472,8 @@ class Lobby:
     async def room_changed(self, room_id: str) -> None:
         """An admin changed the room in the database: the other processes read it again as
         they hear of it, this one now."""
-        self.broker.publish(ROOMS_TOPIC, {"room": room_id, "from": self.origin})
+        news: messages.RoomNews = {"room": room_id, "from": self.origin}
+        self.broker.publish(ROOMS_TOPIC, news)
         await self.reload_room(room_id)
 
     async def reload_rooms(self) -> None:
@@ -536,7 +538,8 @@ class Lobby:
             return
         entry = table.entry()
         self.entries[table.id] = entry
-        self.broker.publish(TABLES_TOPIC, {"table": table.id, "entry": entry})
+        news: messages.EntryNews = {"table": table.id, "entry": entry.to_json()}
+        self.broker.publish(TABLES_TOPIC, news)
         if self.cluster is not None:
             self.cluster.keep_entry(table.id, entry)
         self.listing_changed()
@@ -544,18 +547,20 @@ class Lobby:
     def forget(self, table_id: str) -> None:
         """A table is gone (its process stopped between games)."""
         self.entries.pop(table_id, None)
-        self.broker.publish(TABLES_TOPIC, {"table": table_id, "entry": None})
+        news: messages.EntryNews = {"table": table_id, "entry": None}
+        self.broker.publish(TABLES_TOPIC, news)
         if self.cluster is not None:
             self.cluster.keep_entry(table_id, None)
         self.listing_changed()
 
     async def _follow(self, updates: Subscription) -> None:
         while True:
-            update = await updates.get()
-            if update["entry"] is None:
-                self.entries.pop(update["table"], None)
+            news: messages.EntryNews = await updates.get()
+            entry = news["entry"]
+            if entry is None:
+                self.entries.pop(news["table"], None)
             else:
-                self.entries[update["table"]] = update["entry"]
+                self.entries[news["table"]] = LobbyEntry.from_json(entry)
             self.listing_changed()
 
     def listing_changed(self) -> None:
@@ -575,7 +580,7 @@ class Lobby:
         (their games go on), marked ``closed``."""
         tables: dict[str, list[dict[str, Any]]] = {}
         for entry in self.entries.values():
-            tables.setdefault(entry["listing"]["room"], []).append(entry["listing"])
+            tables.setdefault(entry.room, []).append(entry.listing)
         play_now = None  # the variant of play now's room, while a room is open
         with contextlib.suppress(TableError):
             play_now = self.rooms[self.default_room()].variant

@@ -181,8 +181,8 @@ async def ban(
         for other in await addresses.revoke_at(session, user):
             lobby.broker.publish(user_topic(other), {"type": "logged_out"})
     for table_id, entry in list(lobby.entries.items()):
-        seat = entry["players"].get(str(user.id))
-        if seat is None or entry["listing"]["status"] != "playing":
+        seat = entry.seat_of(user.id)
+        if seat is None or entry.status != "playing":
             continue
         why = f"banned: {reason}"
         try:

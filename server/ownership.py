@@ -17,6 +17,7 @@ each node also knows, on its own monotonic clock, until when it is sure to hold 
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 from typing import Any
 
@@ -164,3 +165,27 @@ class Leases:
             await connection.execute(
                 insert(TableOwner).from_select(["table_id", "node", "epoch", "expires"], unowned)
             )
+
+
+class Lease:
+    """A table's side of its lease: its ``epoch`` (bumped at every takeover) and until when
+    (``until``, on this process's monotonic clock) this process is sure to own it; None: one
+    process, always sure."""
+
+    def __init__(self, epoch: int = 0, until: float | None = None) -> None:
+        self.epoch = epoch
+        self.until = until
+
+    def sure(self) -> bool:
+        """Whether this process is sure to own the table now: only then does it speak for it
+        (updates, clock decisions); else another process may have taken it over."""
+        return self.until is None or time.monotonic() < self.until
+
+    def renewed(self, until: float) -> float | None:
+        """The lease holds until ``until``; returns since when (``time.time``) it had lapsed,
+        if it had (this process froze, or the database was slow)."""
+        lapsed = None if self.sure() else self.until
+        self.until = until if self.until is None else max(self.until, until)
+        if lapsed is None:
+            return None
+        return time.time() - (time.monotonic() - lapsed)

@@ -37,7 +37,7 @@ from pydantic import BaseModel, Field, TypeAdapter, ValidationError
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from server import moderation, outbound
+from server import messages, moderation, outbound
 from server.accounts import token_hash, user_for_token
 from server.addresses import connection_address, sign_in_banned
 from server.errors import TableError
@@ -504,11 +504,10 @@ class Connection:
         with contextlib.suppress(TableError):  # a table gone, or moving, counts us no more
             await self.lobby.run(table_id, "close_for", user_id=self.user.id, socket=self.id)
 
-    async def table_update(self, table_id: str, update: dict[str, Any]) -> None:
-        if update.get("closed"):  # nobody sat at it for a while, or its game was lost
+    async def table_update(self, table_id: str, news: messages.TableNews) -> None:
+        if news["kind"] == "closed":  # nobody sat at it for a while, or its game was lost
             if self.stop_watching(table_id):
-                why = update.get("why", "idle")
-                await self.send(outbound.Closed(type="closed", table=table_id, why=why))
+                await self.send(outbound.Closed(type="closed", table=table_id, why=news["why"]))
             return
         opening = self.opening.get(table_id)
         if opening is not None:
@@ -516,26 +515,27 @@ class Connection:
         have = self.updates.get(table_id)
         if have is None:
             return  # not watched (any more)
-        epoch = update.get("epoch", have[0])
         # "moved": a new owner took the table over; "resync": Redis was away, and updates
         # with it; an update of a newer epoch: the new owner's, whose "moved" was lost
-        if update.get("resync") or epoch > have[0]:
+        if news["kind"] == "resync" or news["epoch"] > have[0]:
             with contextlib.suppress(TableError):
                 await self.open_table(table_id, self.seen.get(table_id))
             return
-        number = update.get("update")
-        if epoch < have[0] or number is None or number <= have[1]:
+        if news["kind"] != "update":
+            return
+        epoch, number = news["epoch"], news["update"]
+        if epoch < have[0] or number <= have[1]:
             return  # from a process that lost the table, or already in this socket's snapshot
-        key = viewer_key(update["players"].get(str(self.user.id)))
-        if update["patch"] and (number - 1 > have[1] or key != have[2]):
+        key = viewer_key(news["players"].get(str(self.user.id)))
+        if news["patch"] and (number - 1 > have[1] or key != have[2]):
             # a patch on an update this socket missed, or on another viewer's snapshot
             with contextlib.suppress(TableError):
                 await self.open_table(table_id, self.seen.get(table_id))
             return
-        text = update["views"].get(key)
+        text = news["views"].get(key)
         if text is not None:  # None: sent before the table knew of this socket
             self.updates[table_id] = epoch, number, key
-            self.seen[table_id] = update["seq"]
+            self.seen[table_id] = news["seq"]
             await self.send_text(text)
 
     async def lobby_update(self, listing: dict[str, Any]) -> None:

@@ -28,7 +28,7 @@ import orjson
 
 import engine
 from engine import Event, GameState
-from server import outbound
+from server import messages, outbound
 from server.capabilities import capabilities
 
 SPECTATORS = "spectators"  # the key of the spectators' rendering of an update
@@ -38,15 +38,27 @@ class Shown(Protocol):
     """What rendering reads of a table (``server.tables.Table``)."""
 
     id: str
-    epoch: int
     version: int
-    seq: int
-    game_id: str | None
-    state: GameState | None
-    last_points: list[int]
-    scoring: dict[str, Any] | None
     rules: dict[str, Any]
     sent: Sent | None
+
+    @property
+    def epoch(self) -> int: ...
+
+    @property
+    def seq(self) -> int: ...
+
+    @property
+    def game_id(self) -> str | None: ...
+
+    @property
+    def state(self) -> GameState | None: ...
+
+    @property
+    def last_points(self) -> list[int]: ...
+
+    @property
+    def scoring(self) -> dict[str, Any] | None: ...
 
     @property
     def status(self) -> str: ...
@@ -117,7 +129,7 @@ def table_message(
 
 def render_update(
     table: Shown, events: list[tuple[int, Event]], seats_changed: bool
-) -> tuple[Sent, dict[str, Any]]:
+) -> tuple[Sent, messages.TableUpdate]:
     """The update after a command that made ``events`` (and changed the seats, or not): what
     it shows, which the next update patches, and the broker's message with its text for each
     viewer someone watches: during play a patch on the previous update, else whole snapshots."""
@@ -158,7 +170,8 @@ def render_update(
                 patch["listing"] = listing
         return json_text(message)
 
-    message = {
+    message: messages.TableUpdate = {
+        "kind": "update",
         "table": table.id,
         "epoch": table.epoch,
         "update": number,
