@@ -12,7 +12,8 @@ action loses (``RuleOptions``: ``hq_lock``, ``blocked_is_defeat``).
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass
 from functools import cache
 from typing import Any, ClassVar
 
@@ -25,10 +26,31 @@ from engine.outcome import EliminationReason
 from engine.pieces import OFFICER_STRENGTH, Piece, Rank, parse_rank, piece_of
 from engine.position import Position
 from engine.rulebook import GameLike, Handler, Marks, Rulebook, WorkingGame
+from engine.rulebook import Setup as SetupValue
 from engine.state import FlagWatch, FlipState, Phase
 from engine.variants import MovementRules
 
 LANDMINES_TO_DIG = 3  # the opponent's landmines to dig before the flag carry
+
+
+@dataclass(frozen=True, slots=True)
+class Setup:
+    """A 翻棋 set-up position's ``face_down`` stations and the ``colours`` each seat plays (None:
+    not assigned yet, the first engineer flipped decides): ``start_from(..., setup=Setup(...))``,
+    with pieces as ``(colour, rank key)``. Without one, every piece is face up, no colour
+    assigned."""
+
+    face_down: Collection[str] = ()
+    colours: Sequence[int] | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        colours = None if self.colours is None else list(self.colours)
+        return {"face_down": sorted(self.face_down), "colours": colours}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Setup:
+        """The set-up value from a record's ``setup``."""
+        return cls(face_down=tuple(data.get("face_down", ())), colours=data.get("colours"))
 
 
 def start_play(g: WorkingGame, position: Position, flip: FlipState, now: float) -> None:
@@ -160,24 +182,31 @@ class Fanqi(Rulebook):
         self,
         g: WorkingGame,
         pieces: Mapping[str, Sequence[Any]],
-        setup: Mapping[str, Any],
+        setup: SetupValue | None,
         now: float,
     ) -> bool:
-        """Pieces are ``(colour, rank key)``; ``setup`` names the ``face_down`` stations and
-        the ``colours`` each seat plays (None: not assigned yet)."""
+        """Pieces are ``(colour, rank key)``; ``setup``, a ``Setup``, names the face-down
+        stations and the colours each seat plays."""
+        if setup is None:
+            setup = Setup()
+        if not isinstance(setup, Setup):
+            raise MalformedInput(f"a 翻棋 set-up value is a fanqi.Setup, not {setup!r}")
         board = g.variant.board
         cells: list[Piece | None] = [None] * len(board.stations)
         for sid, (colour, rank, *_) in pieces.items():
             g.check_seat(colour)
             cells[board.station(sid).index] = piece_of(colour, parse_rank(rank))
         position = Position.from_cells(board, tuple(cells))
-        hidden = sum(1 << board.station(sid).index for sid in setup["face_down"])
+        hidden = sum(1 << board.station(sid).index for sid in setup.face_down)
         if hidden & ~position.occupied:
             raise MalformedInput("face-down stations must hold pieces")
-        colours = setup["colours"]
+        colours = setup.colours
         start_play(g, position, FlipState(hidden, None if colours is None else tuple(colours)), now)
         g.begin_turn(g.first, now)
         return True
+
+    def read_setup(self, data: Mapping[str, Any]) -> Setup:
+        return Setup.from_json(data)
 
     def piece_seat(self, g: GameLike, seat: int) -> int | None:
         return colour_of(g, seat)

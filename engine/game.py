@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import dataclasses
 import operator
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from engine.actions import (
@@ -44,7 +44,7 @@ from engine.offers import draw_refusal, surrender_refusal
 from engine.outcome import Elimination, EliminationReason, EndReason, GameResult
 from engine.pieces import Piece, Rank, piece_key, piece_of
 from engine.position import Position
-from engine.rulebook import Handler, Rulebook
+from engine.rulebook import Handler, Rulebook, Setup
 from engine.rulebooks import VARIANT_ACTIONS, rulebook_of
 from engine.state import (
     ActionLog,
@@ -133,25 +133,19 @@ def start_from(
     options: Mapping[str, Any] | None = None,
     rules: RuleOptions | None = None,
     now: float = 0.0,
-    banker: int | None = None,
-    contract: int = 0,
-    face_down: Iterable[str] = (),
-    colours: Sequence[int] | None = None,
+    setup: Setup | None = None,
 ) -> tuple[GameState, list[Event]]:
     """A game already in play from a set-up position, the host (三打一: the banker) to move:
     for tests, bots and teaching. ``pieces`` is ``{station: (seat, rank key[, army])}``; the
-    layouts are not checked. 三打一 takes the ``banker`` and its ``contract``; 翻棋 takes pieces
-    as ``(colour, rank key)``, the ``face_down`` stations and the ``colours`` each seat plays.
-    The rules come from ``options`` or ``rules`` as in ``new_game``."""
+    layouts are not checked. ``setup`` is the variant's own set-up value, made by its module
+    and read by its rulebook (``sandayi.Setup``: the banker and its contract; ``fanqi.Setup``:
+    the face-down stations and the colours, with pieces as ``(colour, rank key)``); the other
+    variants take none. The rules come from ``options`` or ``rules`` as in ``new_game``."""
     state = new_game(variant, seed=seed, host=host, options=options, rules=rules, now=now)
-    setup: dict[str, Any] = {
-        "pieces": {sid: list(p) for sid, p in pieces.items()},
-        "banker": banker,
-        "contract": contract,
-        "face_down": sorted(face_down),
-        "colours": None if colours is None else list(colours),
-    }
-    game = Game(dataclasses.replace(state, setup=setup, phase=Phase.DEPLOYING, deal=DealState()))
+    recorded: dict[str, Any] = {"pieces": {sid: list(p) for sid, p in pieces.items()}}
+    if setup is not None:
+        recorded |= setup.to_json()
+    game = Game(dataclasses.replace(state, setup=recorded, phase=Phase.DEPLOYING, deal=DealState()))
     if game.book.set_up(game, pieces, setup, now):
         return game.freeze(), game.events
     board = state.variant.board

@@ -20,7 +20,9 @@ from engine.errors import MalformedInput
 from engine.events import Event
 from engine.game import apply, new_game, start_from
 from engine.pieces import piece_key
+from engine.rulebooks import rulebook_of
 from engine.state import GameState
+from engine.variants import get_variant
 
 RECORD_FORMAT = "junqi-record/2"
 
@@ -32,7 +34,7 @@ class GameRecord:
     seed: str
     host: int
     created_at: float
-    setup: Mapping[str, Any] | None  # start_from's arguments for a set-up game
+    setup: Mapping[str, Any] | None  # a set-up game's pieces and set-up value (``GameState``)
     layouts: tuple[Mapping[str, str], ...]
     actions: tuple[Action, ...]
 
@@ -102,11 +104,11 @@ def states(record: GameRecord) -> Iterator[GameState]:
 def history(record: GameRecord) -> Iterator[tuple[GameState, list[Event]]]:
     """``states``, each with the events of the action that led to it (none for the first)."""
     if record.setup is not None:
-        setup = dict(record.setup)
+        book = rulebook_of(get_variant(record.variant))
         state, _ = start_from(
             record.variant,
-            setup.pop("pieces"),
-            **setup,
+            record.setup["pieces"],
+            setup=book.read_setup(record.setup),
             seed=record.seed,
             host=record.host,
             options=record.options,

@@ -24,6 +24,7 @@ from typing import Any, ClassVar, Protocol
 
 from engine.actions import Action, Move
 from engine.combat import Outcome
+from engine.errors import MalformedInput
 from engine.events import Audience
 from engine.movement import destination_mask, friendly_mask, legal_moves, move_tables
 from engine.outcome import EliminationReason, EndReason, GameResult, score
@@ -104,6 +105,15 @@ class WorkingGame(GameLike, Protocol):
 Handler = Callable[[WorkingGame, Any], None]
 
 
+class Setup(Protocol):
+    """A variant's own set-up value for ``start_from``, made by its module (三打一's
+    ``sandayi.Setup``, 翻棋's ``fanqi.Setup``) and read by its rulebook's ``set_up``."""
+
+    def to_json(self) -> dict[str, Any]:
+        """Its fields as JSON values, kept beside the pieces in a record's ``setup``."""
+        ...
+
+
 @dataclass(frozen=True, slots=True)
 class Marks:
     """How a game with face-down pieces (翻棋) marks the pieces in a view."""
@@ -128,12 +138,21 @@ class Rulebook:
         self,
         g: WorkingGame,
         pieces: Mapping[str, Sequence[Any]],
-        setup: Mapping[str, Any],
+        setup: Setup | None,
         now: float,
     ) -> bool:
-        """``start_from``'s set-up position (``setup``: its other arguments): True when the
-        variant has put the game in play itself, False to place ``pieces`` as layouts."""
+        """``start_from``'s set-up position, with the variant's own set-up value (``setup``;
+        the standard game has none): True when the variant has put the game in play itself,
+        False to place ``pieces`` as layouts."""
+        if setup is not None:
+            raise MalformedInput(f"{g.variant.key} takes no set-up value, not {setup!r}")
         return False
+
+    def read_setup(self, data: Mapping[str, Any]) -> Setup | None:
+        """The variant's set-up value from a record's ``setup`` (its ``to_json`` fields beside
+        the pieces; a record written before set-up values holds every variant's fields, and
+        each variant reads its own)."""
+        return None
 
     def phase_deadline(self, g: WorkingGame, now: float) -> None:
         """The deadline of one of the variant's own phases before deployment has passed."""

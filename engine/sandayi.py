@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from engine.actions import Action, Bid
@@ -21,7 +22,28 @@ from engine.outcome import ESCAPE_STAKES, Elimination, EliminationReason, EndRea
 from engine.outcome import score as score_game
 from engine.pieces import Rank
 from engine.rulebook import GameLike, Handler, WorkingGame
+from engine.rulebook import Setup as SetupValue
 from engine.state import DealState, Phase
+
+
+@dataclass(frozen=True, slots=True)
+class Setup:
+    """A 三打一 set-up position's banker and contract (``start_from(..., setup=Setup(...))``):
+    the contract is how many idle players the banker must put out, 1, 2 or 3."""
+
+    banker: int
+    contract: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {"banker": self.banker, "contract": self.contract}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Setup:
+        """The set-up value from a record's ``setup``."""
+        try:
+            return cls(banker=data["banker"], contract=data["contract"])  # checked in use
+        except KeyError as e:
+            raise MalformedInput(f"a 三打一 set-up names its {e.args[0]}") from None
 
 
 def start_bidding(g: WorkingGame, now: float) -> None:
@@ -149,16 +171,20 @@ class Sandayi(DealtRulebook):
         self,
         g: WorkingGame,
         pieces: Mapping[str, Sequence[Any]],
-        setup: Mapping[str, Any],
+        setup: SetupValue | None,
         now: float,
     ) -> bool:
-        banker, contract = setup["banker"], setup["contract"]
-        if banker is None or contract not in (1, 2, 3):
+        """``setup``: a ``Setup``, the banker and its contract; the banker moves first."""
+        if not isinstance(setup, Setup) or setup.contract not in (1, 2, 3):
             raise MalformedInput("a 三打一 set-up names the banker and a contract of 1, 2 or 3")
+        banker, contract = setup.banker, setup.contract
         g.check_seat(banker)
         g.deal = DealState(banker=banker, contract=contract)
         make_banker(g, banker)
         return False
+
+    def read_setup(self, data: Mapping[str, Any]) -> Setup:
+        return Setup.from_json(data)
 
     def phase_deadline(self, g: WorkingGame, now: float) -> None:
         record_bid(g, min(g.deal.waiting), 0, now)  # a bid not made in time passes

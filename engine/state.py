@@ -221,7 +221,9 @@ class GameState:
     host: int  # 桌主
     first: int  # who moves first: the host (三打一: the banker)
     created_at: float
-    setup: Mapping[str, Any] | None  # the arguments of start_from, for a set-up game
+    # a game made by start_from: its pieces and its variant's set-up value, as JSON values
+    # ({"pieces": ..., **setup.to_json()}), for its record
+    setup: Mapping[str, Any] | None
     teams: tuple[int, ...]  # team id of each seat
     phase: Phase
     deadline: float  # of the current phase's decision, then of the current turn

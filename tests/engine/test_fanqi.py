@@ -14,6 +14,7 @@ import pytest
 import engine
 from engine import Event, Flip, GameState, Move
 from engine.deal import deal_fanqi
+from engine.fanqi import Setup
 from tests.engine.game_helpers import Pieces, kinds
 from tests.engine.leaks import ranks_in
 from tests.soak import soak
@@ -36,8 +37,7 @@ def fanqi(
         pieces,
         seed="test",
         host=host,
-        face_down=list(face_down),
-        colours=None if colours is None else list(colours),
+        setup=Setup(face_down=tuple(face_down), colours=colours),
     )
     return state
 

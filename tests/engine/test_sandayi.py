@@ -27,6 +27,7 @@ from engine.deal import deal_sandayi
 from engine.game import moves_of
 from engine.movement import mask_ids, move_tables
 from engine.outcome import Elimination, EliminationReason, EndReason, score
+from engine.sandayi import Setup
 from engine.sandayi import points as sandayi_points
 from tests.engine.game_helpers import Pieces, act, kinds, move, ranks_seen
 from tests.engine.leaks import ranks_in
@@ -51,8 +52,7 @@ def sandayi(
         "sandayi",
         pieces,
         seed="test",
-        banker=banker,
-        contract=contract,
+        setup=Setup(banker=banker, contract=contract),
         options=options,
         now=0.0,
     )
