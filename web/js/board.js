@@ -80,7 +80,9 @@ function makeGeometry(data, bottom, mode) {
   for (const b of panels.values()) { xs.push(b.x - 0.15, b.x + b.w + 0.15); ys.push(b.y - 0.15, b.y + b.h + 0.15); }
   const minX = Math.min(...xs), minY = Math.min(...ys);
   const box = [minX, minY, Math.max(...xs) - minX, Math.max(...ys) - minY];
-  return { data, bottom, mode, points, arms, panels, box };
+  // without a centre the arms meet face to face (二人), and the rails between them run straight
+  const faceToFace = !all.some((s) => s.kind === "centre");
+  return { data, bottom, mode, points, arms, panels, box, faceToFace };
 }
 
 // The placement of panels that shows the board biggest in a box of ``width`` × ``height`` CSS
@@ -110,7 +112,7 @@ function edges(g) {
     const sa = byId.get(a), sb = byId.get(b);
     const [x1, y1] = at(g, a), [x2, y2] = at(g, b);
     let d = `M${x1},${y1} L${x2},${y2}`;
-    if (sa.seat !== null && sb.seat !== null && sa.seat !== sb.seat && data.key !== "liangguo") {
+    if (sa.seat !== null && sb.seat !== null && sa.seat !== sb.seat && !g.faceToFace) {
       const mx = (x1 + x2) / 2, my = (y1 + y2) / 2, k = 0.35; // an arc 弧形铁路, bent outward
       d = `M${x1},${y1} Q${mx * (1 + k)},${my * (1 + k)} ${x2},${y2}`;
     }
@@ -263,7 +265,8 @@ function panel(g, p) {
   </g>`;
 }
 
-// The whole board: ``model`` holds what to draw (see table.js), ``on`` the handlers
+// The whole board: ``model`` holds what to draw (see table.js; ``mountain``: the words of the
+// mountain line, where the variant's board has one), ``on`` the handlers
 // { station(id), drop(from, to), zoom(x, y) (a tap on a board too small to touch),
 //   seat(seat) (a click on a seat's panel), panelAction(seat, action) (a panel's button) }.
 export function boardView(g, model, on) {
@@ -276,7 +279,7 @@ export function boardView(g, model, on) {
     <rect class="felt" x=${bx} y=${by} width=${bw} height=${bh} rx="12"></rect>
     <g class="arms">${armTints(g, model.colourOf)}</g>
     ${edges(g)}
-    ${g.data.key === "liangguo" ? svg`<text class="mountain" x="0" y="6">山 界</text>` : nothing}
+    ${model.mountain ? svg`<text class="mountain" x="0" y="6">${model.mountain}</text>` : nothing}
     <g class="stations">${stations(g)}</g>
     <g class="pieces">${repeat(model.pieces, (p) => (model.slide?.target === p.station ? `${p.station}#${model.slide.key}` : p.station), (p) => piece(g, p, model))}</g>
     <g class="marks">${marks(g, model)}</g>

@@ -211,8 +211,6 @@ export async function dealFanqi(seed, stations) {
   return new Map(stations.map((s, i) => [s, pieces[i]]));
 }
 
-export const DEALT = new Set(["luanzhan", "sandayi", "fanqi"]);
-
 // --- the deal played against the deal re-derived ------------------------------------------------
 
 const key = (rank, army) => `${rank}/${army ?? "-"}`;
@@ -245,14 +243,17 @@ export function playedDeal(events) {
   return { hands, flips, picks };
 }
 
-// Compares what was played with the deal from ``seed``: ``events`` (see playedDeal), and for
-// 翻棋 the board's ``stations`` and, when known, the whole ``start`` board (pieces with station,
-// rank and army). Returns { hands, flips, board } counted as checked, and ``wrong``: what differs.
-export async function compareDeal(variant, seed, { events = [], stations = null, start = null } = {}) {
+// Compares what was played with the deal from ``seed``; ``kind``, the variant's deal capability
+// (docs/protocol.md, "Capabilities"), says which: "colours" (乱战's hands, one for each colour,
+// given with the colour picked), "hands" (三打一's, one for each seat, then the bottom to the
+// banker) or "face_down" (翻棋's board). ``events`` (see playedDeal), and for a face-down deal
+// the board's ``stations`` and, when known, the whole ``start`` board (pieces with station, rank
+// and army). Returns { hands, flips, board } counted as checked, and ``wrong``: what differs.
+export async function compareDeal(kind, seed, { events = [], stations = null, start = null } = {}) {
   const played = playedDeal(events);
   const out = { hands: 0, flips: 0, board: 0, wrong: [] };
   const bad = (what) => out.wrong.push(what);
-  if (variant === "luanzhan") {
+  if (kind === "colours") {
     const deals = new Map();
     for (const h of played.hands) {
       if (!deals.has(h.deal)) deals.set(h.deal, await dealLuanzhan(seed, h.deal));
@@ -261,7 +262,7 @@ export async function compareDeal(variant, seed, { events = [], stations = null,
       out.hands += 1;
       if (!same(h.pieces.map((p) => key(p.rank, p.army)), expected.map(([r, a]) => key(r, a)))) bad({ hand: h.seat, deal: h.deal });
     }
-  } else if (variant === "sandayi") {
+  } else if (kind === "hands") {
     const deals = new Map();
     const banker = events.find((e) => e.kind === "banker")?.seat;
     for (const h of played.hands) {
@@ -279,7 +280,7 @@ export async function compareDeal(variant, seed, { events = [], stations = null,
       out.hands += 1;
       if (!same(got, expected)) bad({ hand: h.seat, deal: h.deal });
     }
-  } else if (variant === "fanqi" && stations) {
+  } else if (kind === "face_down" && stations) {
     const placed = await dealFanqi(seed, stations);
     for (const f of played.flips) {
       const [rank, army] = placed.get(f.station) ?? [];

@@ -8,7 +8,7 @@
 // replay checks them too and not only the server's account of the game.
 
 import { html, nothing } from "../vendor/lit-html/lit-html.js";
-import { commitment as hashOf, compareDeal, DEALT } from "./deal.js";
+import { commitment as hashOf, compareDeal } from "./deal.js";
 import { errorText, t } from "./i18n.js";
 import { changed, notify, store } from "./store.js";
 
@@ -33,12 +33,14 @@ export function remembered(gameId) {
 
 export const seenEvents = (entry) => (entry ? [...entry.events, ...entry.hands] : []);
 
-// The hand a view shows (``deal.hand``) as a hand event with its deal number: the first hands
-// of 三打一 come in the view only, with no event.
+// The hand a view shows (``deal.hand``) as a hand event with its deal number, final once the
+// bid is won (the banker known): the first hands of a bidding deal come in the view only, with
+// no event.
 function viewHand(snap) {
   const g = snap.game, hand = g.deal?.hand;
   if (!hand || snap.you === null) return null;
-  return { kind: "hand", seat: snap.you, deal: g.deal.number, final: g.variant === "sandayi" && g.deal.banker !== null, pieces: hand };
+  const final = g.deal.banker !== null && g.deal.banker !== undefined;
+  return { kind: "hand", seat: snap.you, deal: g.deal.number, final, pieces: hand };
 }
 
 // At the table, on every message: the commitment as first seen (and whether before the end),
@@ -83,9 +85,10 @@ export function commitmentLine(hash) {
 // --- verifying ----------------------------------------------------------------------------------
 
 // ``source()`` gives what to check, read from the store when the button is pressed: { game,
-// variant, seed, commitment (published), stations (翻棋's), record: an async function giving
-// the finished game's events and 翻棋 start board from the server }; what this page saw of
-// the game is remembered().
+// deal (the variant's deal capability: which deal to re-derive, null for none), seed,
+// commitment (published), stations (of a face-down deal), record: an async function giving the
+// finished game's events and face-down start board from the server }; what this page saw of the
+// game is remembered().
 async function verify(state, source) {
   const s = source();
   state.game = s.game;
@@ -109,7 +112,7 @@ async function check(s) {
   const out = {
     commitment: hash === s.commitment && (!mem || hash === mem.commitment),
     early: Boolean(mem?.early), // checked against the commitment this browser saw in play
-    dealt: DEALT.has(s.variant),
+    dealt: Boolean(s.deal),
     seen: null, record: null, wrong: 0, // wrong: what differs, in what this page saw and in the record
   };
   if (!out.commitment || !out.dealt) return out;
@@ -119,10 +122,10 @@ async function check(s) {
     const what = found.board ? "board" : found.flips ? "flips" : "hands";
     return { n: found.hands + Math.max(found.flips, found.board), what, wrong: found.wrong.length };
   };
-  out.seen = tally(await compareDeal(s.variant, s.seed, { events: seenEvents(mem), stations }));
+  out.seen = tally(await compareDeal(s.deal, s.seed, { events: seenEvents(mem), stations }));
   if (s.record) {
     const { events, start } = await s.record();
-    out.record = tally(await compareDeal(s.variant, s.seed, { events, stations, start }));
+    out.record = tally(await compareDeal(s.deal, s.seed, { events, stations, start }));
   }
   return out;
 }
@@ -159,14 +162,14 @@ export function fairBox(state, source, { commitment = null } = {}) {
     ${commitment ? commitmentLine(commitment) : nothing}
     <p class="sub fair-line" title=${t("seedHelp")}>${t("seed")} <code id="seed" data-seed=${s.seed}>${s.seed}</code></p>
     <button type="button" id="verify" ?disabled=${current.status === "checking"}
-      @click=${() => verify(state, source)}>${current.status === "checking" ? t("verifying") : t(DEALT.has(s.variant) ? "verifyDealButton" : "verifySeedButton")}</button>
+      @click=${() => verify(state, source)}>${current.status === "checking" ? t("verifying") : t(s.deal ? "verifyDealButton" : "verifySeedButton")}</button>
     ${said ? html`<div id="verify-result" class=${`verify-result ${said.ok ? "ok" : "bad"}`} data-ok=${String(said.ok)} role="status">
       <b>${said.ok ? "✔" : "✘"} ${said.head}</b>${said.lines.map((line) => html`<br><small>${line}</small>`)}</div>` : nothing}
     ${current.status === "error" ? html`<p id="verify-result" class="verify-result bad" data-ok="error" role="status">${t("verifyError", { why: current.error })}</p>` : nothing}
   </div>`;
 }
 
-// The stations a 翻棋 deal is laid on: the board's, but its camps, in the board's order.
+// The stations a face-down deal (翻棋) is laid on: the board's, but its camps, in the board's order.
 export function dealStations(boardKey) {
   const board = store.boards.get(boardKey);
   return board ? board.stations.filter((s) => s.kind !== "camp").map((s) => s.id) : null;

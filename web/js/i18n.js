@@ -25,6 +25,7 @@ const WORDS = {
     easy: "初级", normal: "中级", hard: "高级", bot: "机器人", you: "你", partner: "队友",
     online: "在线", away: "掉线 {s}s", stoodIn: "托管中", deployed: "已出征", deploying_: "布阵中",
     isReady: "已准备", notReady: "未准备", skipsUsed: "超时 {n}/{max}", banker: "庄家",
+    teamMark0: "甲", teamMark1: "乙", bankerMark: "庄", idleMark: "闲", mountain: "山 界",
     idle: "闲家", team: "{t}方", toMoveClock: "{s}s", standInOn: "托管", standInOff: "取消托管",
     zoomIn: "放大", zoomOut: "全图", swapSeat: "换座", viewFrom: "点选座位面板, 从那一方看棋盘", swapAsk: "同意换座",
     pickTitle: "选择颜色", pickOrder: "选色顺序", pickYours: "请选择你的颜色",
@@ -113,6 +114,8 @@ const WORDS = {
     hard: "hard", bot: "bot", you: "you", partner: "partner", online: "online",
     away: "away {s}s", stoodIn: "bot plays (托管)", deployed: "deployed", deploying_: "deploying",
     isReady: "ready", notReady: "not ready", skipsUsed: "timeouts {n}/{max}", banker: "banker",
+    // the marks of the seats' sides and the board's mountain line as the Chinese game writes them
+    teamMark0: "甲", teamMark1: "乙", bankerMark: "庄", idleMark: "闲", mountain: "山 界",
     idle: "idle", team: "team {t}", toMoveClock: "{s}s", standInOn: "Bot plays for me",
     standInOff: "Play myself", zoomIn: "Zoom in", zoomOut: "Whole board", swapSeat: "Swap seats",
     viewFrom: "Click a seat's panel to see the board from there", swapAsk: "Accept swap", pickTitle: "Pick a colour", pickOrder: "Picking order",

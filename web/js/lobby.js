@@ -6,7 +6,7 @@ import { command } from "./actions.js";
 import { chatBox } from "./chat.js";
 import { t, unratedText, variantName } from "./i18n.js";
 import { profileLink } from "./profile.js";
-import { changed, store } from "./store.js";
+import { changed, store, variantEntry } from "./store.js";
 import { openTable } from "./table.js";
 
 const extras = { leaderboard: [], myGames: [], games: [], escapes: null, loadedAt: 0 };
@@ -96,7 +96,7 @@ function roomCard(room) {
     </div>
     <details><summary>${t("options")}</summary>
       <form class="options" data-room=${room.id} @submit=${(e) => e.preventDefault()}>
-        <label>${t("moveSeconds")} <input type="number" min="10" max="300" name="move_seconds" placeholder=${room.options.move_seconds ?? 30}></label>
+        <label>${t("moveSeconds")} <input type="number" min="10" max="300" name="move_seconds" placeholder=${room.options.move_seconds ?? variantEntry(room.variant)?.rules.move_seconds ?? ""}></label>
         <label>${t("scouting")} <select name="engineer_scouting"><option value=""></option>
           <option value="off">${t("scoutOff")}</option><option value="all">${t("scoutAll")}</option><option value="team">${t("scoutTeam")}</option></select></label>
         <label title=${t("standInHelp")}><input type="checkbox" name="stand_in"> ${t("standIn")}</label>
@@ -108,8 +108,12 @@ function roomCard(room) {
   </section>`;
 }
 
+// The variant of the room play now takes (the server's default), null before the listing came.
+const playNowVariant = () => store.lobby?.variants?.find((v) => v.play_now)?.key ?? null;
+
 function sidebar() {
-  const standings = (store.profile?.standings ?? []).filter((s) => s.wins + s.losses + s.draws > 0 || s.variant === "siguo");
+  const first = playNowVariant(); // shown even before a game of it
+  const standings = (store.profile?.standings ?? []).filter((s) => s.wins + s.losses + s.draws > 0 || s.variant === first);
   const escapes = extras.escapes;
   return html`<aside class="side">
     <section class="card" id="profile"><h3>${t("profile")}</h3>
@@ -133,13 +137,14 @@ function sidebar() {
 export function lobbyView() {
   const lobby = store.lobby;
   const running = (lobby?.rooms ?? []).flatMap((r) => r.tables).filter((table) => table.status === "playing" && mine(table));
+  const quick = playNowVariant();
   return html`<section class="lobby-view" id="lobby">
     <div class="rooms">
       ${running.map((table) => html`<p class="card back-to-game" data-table=${table.id}>${t("yourGameOn", { variant: variantName(table.variant) })}
         <button class="primary" @click=${() => openTable(table.id)}>${t("rejoin")}</button></p>`)}
       <section class="card welcome">
         <h2>${t("lobby")}</h2><p class="sub">${t("lobbyNote")}</p>
-        <button id="play-now" class="primary big" @click=${() => playNow(null)}>${t("playNow")} · ${variantName("siguo")}</button>
+        <button id="play-now" class="primary big" @click=${() => playNow(null)}>${t("playNow")}${quick ? ` · ${variantName(quick)}` : ""}</button>
       </section>
       ${lobby ? lobby.rooms.map(roomCard) : html`<p>…</p>`}
     </div>

@@ -25,6 +25,7 @@ export function handTray(hand) {
   </div>`;
 }
 
+// The colours to pick: one for each seat (``deal.picks`` holds a pick for each).
 function picking(snap) {
   const g = snap.game, deal = g.deal, me = snap.you;
   const order = [...deal.order, g.host];
@@ -42,7 +43,7 @@ function picking(snap) {
         <small>${pick !== null ? colourName(pick) : i === order.length - 1 ? "" : now ? t("thinking") : "…"}</small></li>`;
     })}</ol>
     <p class="sub">${t("pickLast", { name: nameOf(snap, g.host) })}</p>
-    <div class="colours">${[0, 1, 2, 3].map((c) => html`
+    <div class="colours">${deal.picks.map((_, c) => html`
       <button class="pick" data-colour=${c} ?disabled=${!mine || deal.picks.includes(c)}
         .style=${`--army:${ARMY_COLOURS[c]}`} @click=${() => act({ type: "pick_colour", colour: c }, () => false)}>
         <span class="chip" .style=${`background:${ARMY_COLOURS[c]}`}>${rankLabel("engineer")}</span>${colourName(c)}</button>`)}</div>
@@ -83,7 +84,7 @@ function bidding(snap) {
     })}</ol>
     ${mine ? html`<p class="your-turn">${t("bidYours")}</p><div class="buttons">
       <button class="bid" data-level="0" @click=${() => act({ type: "bid", level: 0 }, () => false)}>${t("pass")}</button>
-      ${[1, 2, 3].filter((l) => l > top).map((l) => html`<button class="bid primary" data-level=${l}
+      ${snap.capabilities.contracts.filter((l) => l > top).map((l) => html`<button class="bid primary" data-level=${l}
         @click=${() => act({ type: "bid", level: l }, () => false)}>${t(`bid${l}`)}</button>`)}
     </div>` : html`<p class="sub">${t("bidWait", { name: nameOf(snap, bidder) })}</p>`}
   </div>`;

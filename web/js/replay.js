@@ -9,7 +9,7 @@ import { dealStations, fairBox } from "./fairness.js";
 import { errorText, rankLabel, t, variantName } from "./i18n.js";
 import { logList } from "./log.js";
 import { armName, seatColour } from "./seats.js";
-import { changed, notify, store } from "./store.js";
+import { changed, notify, store, variantEntry } from "./store.js";
 
 const SPEEDS = { 0.5: 1600, 1: 800, 2: 400, 4: 200 }; // ms a step
 const HEADER = 44;
@@ -26,7 +26,9 @@ export async function openReplay(gameId, ply) {
     moves: [], cache: new Map(), speed: 1, timer: null, bottom: 0, fair: {} };
   changed();
   try {
-    r.summary = await store.api.call("GET", `/api/games/${gameId}`);
+    // the variants' capabilities come with the lobby's listing, which a link may open before
+    const lobby = store.lobby ? null : store.api.call("GET", "/api/lobby").then((listing) => { store.lobby ??= listing; });
+    [r.summary] = await Promise.all([store.api.call("GET", `/api/games/${gameId}`), lobby]);
     r.steps = r.summary.steps ?? 0;
     await loadMoves(r);
     await go(wanted === null ? r.steps : wanted);
@@ -129,18 +131,18 @@ function lastMove(r) {
 }
 
 // What the fairness check reads: the seed and commitment shown, and the finished game's deal as
-// its record tells it (every hand, every flip, 翻棋's whole board at the start); what this
-// browser saw during the game, if it was there, fairness.js remembers.
+// its record tells it (every hand, every flip, a face-down deal's whole board at the start);
+// what this browser saw during the game, if it was there, fairness.js remembers.
 function fairSource(r) {
-  const variant = r.state?.variant, board = r.state?.board;
+  const board = r.state?.board, deal = variantEntry(r.state?.variant)?.capabilities.deal ?? null;
   return {
-    game: r.id, variant, seed: r.summary?.seed, commitment: r.summary?.commitment,
-    stations: variant === "fanqi" ? dealStations(board) : null,
+    game: r.id, deal, seed: r.summary?.seed, commitment: r.summary?.commitment,
+    stations: deal === "face_down" ? dealStations(board) : null,
     record: async () => {
       const moves = await store.api.call("GET", `/api/games/${r.id}/moves?perspective=open`);
-      const start = variant === "fanqi" ? (await stateAt({ ...r, perspective: "open" }, 0)).pieces : null;
-      // 三打一's first hands are in each seat's first view, not in an event
-      const first = variant === "sandayi"
+      const start = deal === "face_down" ? (await stateAt({ ...r, perspective: "open" }, 0)).pieces : null;
+      // hands dealt to the seats at the start are in each seat's first view, not in an event
+      const first = deal === "hands"
         ? await Promise.all(r.state.seats.map((s) => stateAt({ ...r, perspective: String(s.seat) }, 0))) : [];
       const hands = first.filter((v) => v.deal?.hand).map((v) => ({ kind: "hand", seat: v.viewer, deal: v.deal.number, final: v.deal.banker !== null, pieces: v.deal.hand }));
       return { events: [...hands, ...moves.flatMap((m) => m.events)], start };
@@ -158,10 +160,11 @@ export function replayView() {
   const w = stacked ? innerWidth - 8 : innerWidth - side - 24;
   const h = innerHeight - HEADER - (stacked ? 150 : 16);
   const best = bestGeometry(board, r.bottom, w, h);
-  const colourOf = (seat) => seatColour(g, seat);
+  const caps = variantEntry(g.variant)?.capabilities ?? null;
+  const colourOf = (seat) => seatColour(g, caps, seat);
   const last = lastMove(r);
   const model = {
-    colourOf, interactive: true, targets: new Map(), flags: new Map(),
+    colourOf, interactive: true, targets: new Map(), flags: new Map(), mountain: caps?.mountain ? t("mountain") : null,
     pieces: (g.pieces ?? []).map((p) => ({ station: p.station, army: p.face_down ? null : p.army, rank: p.rank,
       faceDown: Boolean(p.face_down), carrying: Boolean(p.carrying_flag), label: p.rank ? rankLabel(p.rank) : "" })),
     last: last ? [{ ...last, colour: colourOf(last.seat), latest: true }] : [],
@@ -172,7 +175,7 @@ export function replayView() {
       toMove: g.phase === "playing" && g.to_move === s.seat,
     })),
   };
-  const who = { name: (seat) => nameOf(r, seat), colour: colourOf, arm: (seat) => armName(g, seat) };
+  const who = { name: (seat) => nameOf(r, seat), colour: colourOf, arm: (seat) => armName(g, caps, seat) };
   const events = r.moves.flatMap((m) => m.events.map((e) => ({ ...e, seq: m.step })));
   const seats = g.seats.map((s) => s.seat);
   const boxH = best.geometry.box[3] * best.scale;

@@ -1,26 +1,34 @@
 // Who is who at a table: each seat's colour, team mark, name, title, presence, state and clock,
 // as the panels at the arms show them (board.js draws them). All of it is read from the
-// snapshot the server sent; nothing here decides a rule.
+// snapshot the server sent: the variant's capabilities say how colours and teams are known
+// (docs/protocol.md, "Capabilities"), its rules the limits; nothing here decides a rule.
 
 import { ARMY_COLOURS, NEUTRAL } from "./board.js";
 import { colourName, eliminationText, t } from "./i18n.js";
 
-// The army a seat plays: its own, the one picked (乱战) or the one flipped (翻棋); null before
-// that is known.
-export function seatArmy(game, seat) {
-  if (game?.variant === "luanzhan") return game.deal?.picks?.[seat] ?? null;
-  if (game?.variant === "fanqi") return game.colours ? game.colours[seat] : null;
+// The army a seat plays (``caps``: its variant's capabilities): its own, the one it picked or
+// the one play gave it; null before that is known. Before a game, its own.
+export function seatArmy(game, caps, seat) {
+  if (!game) return seat;
+  if (caps?.colour === "picked") return game.deal?.picks?.[seat] ?? null;
+  if (caps?.colour === "first_engineer") return game.colours ? game.colours[seat] : null;
   return seat;
 }
 
-export function seatColour(game, seat) {
-  return ARMY_COLOURS[seatArmy(game, seat)] ?? NEUTRAL;
+export function seatColour(game, caps, seat) {
+  return ARMY_COLOURS[seatArmy(game, caps, seat)] ?? NEUTRAL;
 }
 
 // A seat's arm in a few words: its colour (红, 黄, ...), or its number while it has none.
-export function armName(game, seat) {
-  const army = seatArmy(game, seat);
+export function armName(game, caps, seat) {
+  const army = seatArmy(game, caps, seat);
   return army === null ? t("seat", { n: seat + 1 }) : colourName(army);
+}
+
+// Whether the game's teams are known now: fixed partners, or the sides once the bid is won.
+function teamsKnown(g, caps) {
+  if (caps?.teams === "fixed") return true;
+  return caps?.teams === "banker" && g.deal?.banker !== null && g.deal?.banker !== undefined;
 }
 
 // Which seat must act now, and until when: the seat to move, the pickers and bidders, every
@@ -28,26 +36,24 @@ export function armName(game, seat) {
 export function clockFor(snap, seat, now, offline = false) {
   const g = snap.game;
   if (!g || g.phase === "finished" || g.deadline === null) return null;
-  const rules = snap.rules ?? {};
-  let until = null, total = rules.move_seconds ?? 30;
+  const rules = snap.rules;
+  let until = null, total = rules.move_seconds;
   const info = g.seats?.[seat];
   if (info?.raise_flag_by) until = info.raise_flag_by;
   else if (g.phase === "playing" && g.to_move === seat) until = g.deadline;
   else if (["picking", "redealing", "bidding"].includes(g.phase) && g.deal?.waiting?.includes(seat)) until = g.deadline;
-  else if (g.phase === "deploying" && !info?.confirmed) { until = g.deadline; total = rules.deploy_seconds ?? 90; }
+  else if (g.phase === "deploying" && !info?.confirmed) { until = g.deadline; total = rules.deploy_seconds; }
   if (until === null) return null;
   const left = Math.max(0, Math.ceil(until - now));
   if (offline) return { left: Infinity, fraction: 1, label: t("clockLost"), lost: true }; // not counting on blind
   return { left, fraction: (until - now) / total, label: t("toMoveClock", { s: left }) };
 }
 
-function teamBadge(g, seat) {
-  if (!g) return null;
-  if (g.variant === "sandayi" && g.deal?.banker !== null && g.deal?.banker !== undefined) {
-    return g.deal.banker === seat ? "庄" : "闲";
-  }
-  if (g.variant === "siguo" || g.variant === "luanzhan") return g.seats[seat].team === 0 ? "甲" : "乙";
-  return null;
+// A seat's team mark: its side (甲, 乙) where partners are fixed, 庄 or 闲 once the bid is won.
+function teamBadge(g, caps, seat) {
+  if (!teamsKnown(g, caps)) return null;
+  if (caps.teams === "banker") return t(g.deal.banker === seat ? "bankerMark" : "idleMark");
+  return t(`teamMark${g.seats[seat].team}`);
 }
 
 // What a seat's panel says about the game so far (one short phrase, or none); ``maxSkips``: the
@@ -68,22 +74,28 @@ function gameStatus(g, seat, maxSkips) {
     return { text: bid === 0 ? t("pass") : t(`bid${bid}`), kind: "good" };
   }
   if (g.phase === "playing" || g.phase === "finished") {
-    const max = maxSkips ?? (g.variant === "sandayi" ? 3 : 5);
-    return { text: t("skipsUsed", { n: info.skips, max }), kind: info.skips ? "warn" : "" };
+    return { text: t("skipsUsed", { n: info.skips, max: maxSkips }), kind: info.skips ? "warn" : "" };
   }
   return null;
 }
 
+// Whether a seated player is here: online, 托管, or away with the grace left.
+function presence(s, now) {
+  if (s.taken_over) return { text: t("stoodIn"), kind: "warn" };
+  if (s.away) return { text: t("away", { s: Math.max(0, Math.ceil((s.away_until ?? now) - now)) }), kind: "bad" };
+  return { text: t("online"), kind: "good" };
+}
+
 // The model of every seat's panel, for a viewer whose own seat is ``you`` (null: a spectator).
 export function seatPanels(snap, now, { mayAddBot, mayRemoveBot, maySit, maySwap, level, offline }) {
-  const g = snap.game;
+  const g = snap.game, caps = snap.capabilities;
   const playing = g && g.phase !== "finished";
   const you = snap.you;
   const yourTeam = you !== null && g ? g.seats[you]?.team : null;
   return snap.seats.map((s) => {
     const seat = s.seat;
-    const colour = seatColour(g, seat);
-    const base = { seat, colour, army: seatArmy(g, seat), you: seat === you, youLabel: t("you"), toMove: false, status: [] };
+    const colour = seatColour(g, caps, seat);
+    const base = { seat, colour, army: seatArmy(g, caps, seat), you: seat === you, youLabel: t("you"), toMove: false, status: [] };
     if (!s.name) {
       const buttons = [];
       if (!playing && maySit) buttons.push({ label: t("sit"), action: "sit" });
@@ -91,19 +103,16 @@ export function seatPanels(snap, now, { mayAddBot, mayRemoveBot, maySit, maySwap
       return { ...base, empty: true, name: t("empty"), title: "", buttons };
     }
     const status = [];
-    if (s.bot) status.push({ text: `${t("bot")}·${t(s.level ?? level ?? "normal")}` });
-    else if (s.taken_over) status.push({ text: t("stoodIn"), kind: "warn" });
-    else if (s.away) status.push({ text: t("away", { s: Math.max(0, Math.ceil((s.away_until ?? now) - now)) }), kind: "bad" });
-    else status.push({ text: t("online"), kind: "good" });
-    const teamsKnown = g && g.variant !== "sanguo" && (g.variant !== "sandayi" || g.deal?.banker !== null);
-    if (teamsKnown && yourTeam !== null && seat !== you && g.seats[seat]?.team === yourTeam) {
+    if (!s.bot) status.push(presence(s, now)); // a bot is always there; its level is its title
+    if (g && teamsKnown(g, caps) && yourTeam !== null && seat !== you && g.seats[seat]?.team === yourTeam) {
       status.push({ text: t("partner"), kind: "good" });
     }
-    if (g?.variant === "fanqi") { // 翻棋: the colour each plays, once the first engineer set it
-      status.push({ text: g.colours ? colourName(g.colours[seat]) : t("colourless") });
+    if (g && caps?.colour === "first_engineer") { // the colour each plays, once play gave it
+      const army = seatArmy(g, caps, seat);
+      status.push({ text: army === null ? t("colourless") : colourName(army) });
     }
     if (playing || g?.phase === "finished") {
-      const st = gameStatus(g, seat, snap.rules?.max_skips);
+      const st = gameStatus(g, seat, snap.rules.max_skips);
       if (st) status.push(st);
     } else {
       status.push(s.ready ? { text: `✓ ${t("isReady")}`, kind: "good" } : { text: t("notReady") });
@@ -117,8 +126,8 @@ export function seatPanels(snap, now, { mayAddBot, mayRemoveBot, maySit, maySwap
     return {
       ...base,
       name: s.name,
-      title: s.bot ? t("bot") : `${s.title ?? ""} · ${s.points ?? 0}`,
-      badge: g ? teamBadge(g, seat) : null,
+      title: s.bot ? `${t("bot")}·${t(s.level ?? level ?? "normal")}` : `${s.title ?? ""} · ${s.points ?? 0}`,
+      badge: g ? teamBadge(g, caps, seat) : null,
       status,
       clock,
       toMove: clock !== null,

@@ -19,6 +19,10 @@ export const store = {
   socket: null,
 };
 
+// A variant as the lobby lists it: { key, name, seats, capabilities, rules (its defaults),
+// play_now }; null before the listing came or for a key it does not have.
+export const variantEntry = (key) => store.lobby?.variants?.find((v) => v.key === key) ?? null;
+
 let draw = () => {};
 let due = false;
 

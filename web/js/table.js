@@ -126,9 +126,10 @@ function lastMoves(tbl, colourOf) {
 }
 
 function boardModel(tbl, snap, board) {
-  const g = snap.game, me = snap.you;
-  const colourOf = (seat) => seatColour(g, seat);
-  const model = { colourOf, pieces: [], targets: new Map(), draggable: new Set(), flags: new Map(), selected: tbl.selected };
+  const g = snap.game, me = snap.you, caps = snap.capabilities;
+  const colourOf = (seat) => seatColour(g, caps, seat);
+  const model = { colourOf, pieces: [], targets: new Map(), draggable: new Set(), flags: new Map(), selected: tbl.selected,
+    mountain: caps?.mountain ? t("mountain") : null };
   if (!g) return model;
   if (deploying(tbl)) {
     model.pieces = draftPieces(tbl, rankLabel);
@@ -267,7 +268,7 @@ function statusLine(tbl) {
   if (raisePending(snap)) return { text: `${t("raiseFlag")} · ${left(g.seats[me].raise_flag_by)}s`, kind: "mine urgent" };
   if (me !== null && snap.seats[me].taken_over) return { text: t("stoodIn"), kind: "warn" };
   if (myTurn(snap)) {
-    const hint = !tbl.interactive ? ` · ${t("tapToZoom")}` : g.variant === "fanqi" ? ` · ${t("flipHint")}` : "";
+    const hint = !tbl.interactive ? ` · ${t("tapToZoom")}` : snap.capabilities?.flips ? ` · ${t("flipHint")}` : "";
     return { text: `${t("yourTurn")} · ${left(g.deadline)}s${hint}`, kind: left(g.deadline) <= 10 ? "mine urgent" : "mine" };
   }
   return { text: `${t("waitingFor", { name: nameOf(g.to_move) })} · ${left(g.deadline)}s` };
@@ -411,16 +412,17 @@ export function tableView() {
 // How the log names the table's seats: their players (also those who left) and colours.
 function who(tbl) {
   const snap = tbl.snapshot;
-  return { name: (seat) => nameOf(snap, seat, tbl.names), colour: (seat) => seatColour(snap.game, seat),
-    arm: (seat) => armName(snap.game, seat) };
+  const caps = snap.capabilities;
+  return { name: (seat) => nameOf(snap, seat, tbl.names), colour: (seat) => seatColour(snap.game, caps, seat),
+    arm: (seat) => armName(snap.game, caps, seat) };
 }
 
 // What the fairness check reads when its button is pressed: the seed and commitment shown (and
 // what this page saw of the deal during the game, which rememberTable kept).
 function fairSource(tbl) {
-  const snap = tbl.snapshot, g = snap.game;
-  return { game: snap.game_id, variant: g?.variant, seed: g?.seed, commitment: g?.commitment,
-    stations: g?.variant === "fanqi" ? dealStations(g.board) : null };
+  const snap = tbl.snapshot, g = snap.game, deal = snap.capabilities?.deal ?? null;
+  return { game: snap.game_id, deal, seed: g?.seed, commitment: g?.commitment,
+    stations: deal === "face_down" ? dealStations(g.board) : null };
 }
 
 function roomName(id) {
