@@ -26,7 +26,17 @@ from starlette.middleware.gzip import GZipMiddleware
 from starlette.responses import Response
 from starlette.types import Scope
 
-from server import accounts, admin, games, layouts, lobby, observability, realtime, standings
+from server import (
+    accounts,
+    admin,
+    games,
+    layouts,
+    lobby,
+    observability,
+    realtime,
+    sign_in,
+    standings,
+)
 from server.backoff import login_backoff
 from server.bot_driver import thinker
 from server.broker import InMemoryBroker, RedisBroker
@@ -108,7 +118,7 @@ def create_app(settings: Settings | None = None, tune_gc: bool = False) -> FastA
         )
         app.state.sockets_per_user = Counter()  # user id -> sockets open in this process
         app.state.connections = set()  # this process's sockets (``realtime.Connection``)
-        rights = asyncio.create_task(realtime.watch_rights(app), name="socket rights")
+        rights = asyncio.create_task(sign_in.watch_rights(app), name="socket rights")
         app.state.passwords = Passwords(
             settings.password_threads, settings.password_cost, settings.password_queue
         )

@@ -18,6 +18,13 @@ from typing import Annotated, Any, Literal, NotRequired
 from pydantic import Field
 from typing_extensions import TypedDict  # pydantic reads only this one before Python 3.12
 
+# the codes a socket is closed with (docs/protocol.md)
+UNAUTHORIZED = 4401  # no auth message in time, a bad or expired token, or logged out
+BANNED = 4003  # a banned user's sockets, or a ban covers the address
+FOREIGN_PAGE = 4403  # opened by a web page of another site
+TOO_MANY_SOCKETS = 4429  # the user has sockets_per_user open in this process already
+TOO_FAR_BEHIND = 4008  # the client did not read its messages: its backlog passed the bounds
+
 
 class User(TypedDict):
     id: int

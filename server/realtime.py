@@ -3,16 +3,15 @@
 Protocol (docs/protocol.md has every message with an example): the client sends typed messages
 (``type`` is the discriminator) with an optional ``id`` that the reply echoes as ``ref``; the
 server answers ``ok`` or ``error`` and pushes ``lobby``, ``table``, ``update`` and ``chat``
-messages, each a typed dict of ``server.outbound`` (the client's are the models below). Every
+messages, each a typed dict of ``server.outbound`` (the client's are ``server.inbound``). Every
 table update carries the table's events numbered per table and filtered for the viewer through
 the engine, and a fresh snapshot of the table as that viewer may see it: the table renders both
 for each viewer (``server.updates``); a connection passes its user's on, handed each update by
 the process's feed of that table (``server.feeds``). Table commands go through ``Lobby.run``,
 so a socket on any process reaches a table of any process.
 
-A socket signs in by its first message (``auth``, with the token: a token in the URL would be
-written to every proxy's access log); a user has at most ``sockets_per_user`` of them in this
-process. What a connection sends goes through its bounded ``Outbox`` (``server.outbox``): a
+A socket signs in by its first message (``server.sign_in``); a user has at most
+``sockets_per_user`` of them in this process. What a connection sends goes through its bounded ``Outbox`` (``server.outbox``): a
 client too far behind is closed rather than held in memory.
 """
 
@@ -22,201 +21,33 @@ import asyncio
 import contextlib
 import functools
 import logging
-import re
 import time
 import uuid
 from collections import Counter
-from collections.abc import Mapping
 from datetime import UTC, datetime
-from typing import Annotated, Any, Literal
+from typing import Any
 from urllib.parse import urlsplit
 
 import orjson
 from fastapi import APIRouter, WebSocket, WebSocketDisconnect
-from pydantic import BaseModel, Field, TypeAdapter, ValidationError
-from sqlalchemy import select
-from sqlalchemy.ext.asyncio import AsyncSession
+from pydantic import BaseModel, ValidationError
 
-from server import messages, moderation, outbound
-from server.accounts import token_hash, user_for_token
-from server.addresses import connection_address, sign_in_banned
+from server import inbound, messages, moderation, outbound
+from server.accounts import token_hash
+from server.addresses import connection_address
 from server.errors import TableError
 from server.feeds import Feeds, Handler
 from server.limits import RateLimits
 from server.lobby import LOBBY_TOPIC, Lobby
-from server.models import Token, User, aware
+from server.models import User
+from server.outbound import BANNED, FOREIGN_PAGE, TOO_FAR_BEHIND, TOO_MANY_SOCKETS, UNAUTHORIZED
 from server.outbox import Outbox
 from server.penalties import escape_standing
+from server.sign_in import rights_of, sign_in
 from server.updates import json_text, viewer_key
 
 router = APIRouter()
 log = logging.getLogger("junqi")
-RIGHTS_BATCH = 500  # sockets whose tokens one query reads again (``watch_rights``)
-# the id a browser keeps for itself, sent with ``auth`` (seats sharing one play unrated)
-DEVICE = re.compile(r"[A-Za-z0-9_-]{8,64}")
-# close codes (docs/protocol.md)
-UNAUTHORIZED = 4401  # no auth message in time, or a bad or expired token
-BANNED = 4003  # a banned user's sockets
-FOREIGN_PAGE = 4403  # opened by a web page of another site
-TOO_MANY_SOCKETS = 4429  # the user has sockets_per_user open in this process already
-TOO_FAR_BEHIND = 4008  # the client did not read its messages: its backlog passed the bounds
-
-
-class _Message(BaseModel):
-    id: str | int | None = None
-
-
-class Ping(_Message):
-    type: Literal["ping"]
-
-
-class WatchLobby(_Message):
-    type: Literal["lobby"]
-
-
-class CreateTable(_Message):
-    type: Literal["create_table"]
-    room: str
-    options: dict[str, Any] = Field(default_factory=dict)  # rule options for this table
-    stand_in: bool = False  # 托管: a bot plays for a player who is away
-
-
-class OpenTable(_Message):
-    type: Literal["open"]
-    table: str
-    since: int | None = None  # the last event number seen, to resync after a reconnect
-
-
-class CloseTable(_Message):
-    type: Literal["close"]
-    table: str
-
-
-class Sit(_Message):
-    type: Literal["sit"]
-    table: str
-    seat: int
-
-
-class AddBot(_Message):
-    type: Literal["add_bot", "remove_bot"]
-    table: str
-    seat: int
-    level: str = "normal"  # easy, normal or hard
-
-
-class PlayNow(_Message):
-    """Sit at a new table of the room (default: the first 四国 room) with bots on every other
-    seat, ready to start."""
-
-    type: Literal["play_now"]
-    room: str | None = None
-
-
-class Swap(_Message):
-    type: Literal["swap"]
-    table: str
-    seat: int
-
-
-class Stand(_Message):
-    type: Literal["stand"]
-    table: str
-
-
-class Ready(_Message):
-    type: Literal["ready"]
-    table: str
-    ready: bool = True
-
-
-class Leave(_Message):
-    type: Literal["leave"]
-    table: str
-
-
-class StandIn(_Message):
-    """托管 by the player's own choice: a bot plays the seat (``on``) until the player ends it."""
-
-    type: Literal["stand_in"]
-    table: str
-    on: bool = True
-
-
-class Act(_Message):
-    type: Literal["act"]
-    table: str
-    version: int
-    action: dict[str, Any]
-
-
-class Chat(_Message):
-    type: Literal["chat"]
-    channel: Literal["lobby", "table", "spectators"]
-    table: str | None = None
-    text: str = Field(min_length=1)
-
-
-class Kick(_Message):
-    """A room owner (室主) or an admin removes the player on ``seat`` (see ``Table.kick``)."""
-
-    type: Literal["kick"]
-    table: str
-    seat: int
-    penalty: bool = False
-    reason: str = Field(min_length=1, max_length=500)
-
-
-class Dissolve(_Message):
-    """A room owner or an admin ends the table's game as a draw in which nobody scores."""
-
-    type: Literal["dissolve"]
-    table: str
-    reason: str = Field(min_length=1, max_length=500)
-
-
-ClientMessage = Annotated[
-    Ping
-    | WatchLobby
-    | CreateTable
-    | OpenTable
-    | CloseTable
-    | Sit
-    | AddBot
-    | PlayNow
-    | Swap
-    | Stand
-    | Ready
-    | Leave
-    | StandIn
-    | Act
-    | Chat
-    | Kick
-    | Dissolve,
-    Field(discriminator="type"),
-]
-_parse = TypeAdapter(ClientMessage)
-# messages under a rate limit (server.limits), by the limiter they count against: seat and
-# table commands each change a listing every lobby watcher is sent, or render a snapshot
-LIMITED: dict[type[BaseModel], str] = {
-    CreateTable: "tables",
-    PlayNow: "tables",
-    Act: "actions",
-    **dict.fromkeys([OpenTable, CloseTable, Sit, AddBot, Swap, Stand, Ready, Leave], "seats"),
-    StandIn: "seats",
-}
-RATE_WORDS = {"tables": "tables created", "actions": "game actions", "seats": "seat commands"}
-# Control characters (Unicode category Cc: NUL, line breaks, terminal escapes) and the
-# bidirectional embeddings, overrides and isolates (U+202A-U+202E, U+2066-U+2069), which make a
-# line read otherwise than it was written: cut out of chat lines.
-_UNPRINTABLE = dict.fromkeys(
-    [*range(0x20), *range(0x7F, 0xA0), *range(0x202A, 0x202F), *range(0x2066, 0x206A)]
-)
-
-
-def chat_text(text: str) -> str:
-    """A chat line as it is passed on: control and bidi characters cut out, ends trimmed."""
-    return text.translate(_UNPRINTABLE).strip()
 
 
 class Connection:
@@ -327,7 +158,7 @@ class Connection:
             return
         ref = _echoable(data.get("id")) if isinstance(data, dict) else None
         try:
-            message = _parse.validate_python(data)
+            message = inbound.parse.validate_python(data)
         except ValidationError as error:
             first = error.errors()[0]
             where = ".".join(str(p) for p in first["loc"])
@@ -338,7 +169,7 @@ class Connection:
         except TableError as error:
             await self.error(ref, error.code, error.message)
             return
-        if not isinstance(message, Ping):
+        if not isinstance(message, inbound.Ping):
             await self.send(outbound.Ok(type="ok", ref=ref, **(extra or {})))
 
     async def check_rights(self) -> bool:
@@ -379,26 +210,26 @@ class Connection:
 
     async def dispatch(self, m: BaseModel) -> outbound.Answer | None:
         user = self.user
-        limit = LIMITED.get(type(m))
+        limit = inbound.LIMITED.get(type(m))
         if limit is not None and not await getattr(self.limits, limit).admit(user.id):
-            raise TableError("rate_limited", f"too many {RATE_WORDS[limit]}; wait a little")
-        if isinstance(m, Ping):
+            raise TableError("rate_limited", f"too many {inbound.RATE_WORDS[limit]}; wait a little")
+        if isinstance(m, inbound.Ping):
             await self.send(outbound.Pong(type="pong", ref=m.id, at=time.time()))
-        elif isinstance(m, WatchLobby):
+        elif isinstance(m, inbound.WatchLobby):
             await self.follow(LOBBY_TOPIC, self.lobby_update)
             await self.follow("chat:lobby", self.chat_message)
             await self.lobby_update(self.lobby.listing())
-        elif isinstance(m, CreateTable):
+        elif isinstance(m, inbound.CreateTable):
             creator = (user.id, user.name)
             table = await self.lobby.create_table(
                 m.room, m.options, m.stand_in, creator, address=self.address
             )
             return {"table": table.id}
-        elif isinstance(m, OpenTable):
+        elif isinstance(m, inbound.OpenTable):
             await self.open_table(m.table, m.since)
-        elif isinstance(m, CloseTable):
+        elif isinstance(m, inbound.CloseTable):
             await self.close_table(m.table)
-        elif isinstance(m, Sit):
+        elif isinstance(m, inbound.Sit):
             await self.check_escape_ban()
             await self.lobby.stand_elsewhere(user.id, m.table)
             await self.lobby.run(
@@ -411,11 +242,11 @@ class Connection:
                 device=self.device,
             )
             return {"version": await self.open_table(m.table, None)}
-        elif isinstance(m, PlayNow):
+        elif isinstance(m, inbound.PlayNow):
             room = m.room or self.lobby.default_room()
             table = await self.lobby.play_now(room, user.id, user.name, self.address, self.device)
             return {"table": table.id, "version": await self.open_table(table.id, None)}
-        elif isinstance(m, AddBot):
+        elif isinstance(m, inbound.AddBot):
             if m.type == "add_bot":
                 ran = await self.lobby.run(
                     m.table, "add_bot", user_id=user.id, seat=m.seat, level=m.level
@@ -423,31 +254,31 @@ class Connection:
             else:
                 ran = await self.lobby.run(m.table, "remove_bot", user_id=user.id, seat=m.seat)
             return {"version": ran["version"]}
-        elif isinstance(m, Swap):
+        elif isinstance(m, inbound.Swap):
             ran = await self.lobby.run(m.table, "swap", user_id=user.id, seat=m.seat)
             return {"version": ran["version"]}
-        elif isinstance(m, Stand | Leave):
+        elif isinstance(m, inbound.Stand | inbound.Leave):
             ran = await self.lobby.run(m.table, m.type, user_id=user.id)
             return {"version": ran["version"]}
-        elif isinstance(m, Ready):
+        elif isinstance(m, inbound.Ready):
             ran = await self.lobby.run(m.table, "ready", user_id=user.id, ready=m.ready)
             return {"version": ran["version"]}
-        elif isinstance(m, StandIn):
+        elif isinstance(m, inbound.StandIn):
             ran = await self.lobby.run(m.table, "stand_in", user_id=user.id, on=m.on)
             return {"version": ran["version"]}
-        elif isinstance(m, Act):
+        elif isinstance(m, inbound.Act):
             ran = await self.lobby.run(
                 m.table, "act", user_id=user.id, version=m.version, action=m.action
             )
             return {"version": ran["version"]}
-        elif isinstance(m, Chat):
+        elif isinstance(m, inbound.Chat):
             await self.chat(m)
-        elif isinstance(m, Kick | Dissolve):
+        elif isinstance(m, inbound.Kick | inbound.Dissolve):
             if not await self.check_rights():  # the moderator's rights as they are now
                 raise TableError("unauthorized", "sign in again")
             user = self.user
             sessions = self.lobby.store.sessions
-            if isinstance(m, Kick):
+            if isinstance(m, inbound.Kick):
                 done = await moderation.kick(
                     sessions, self.lobby, m.table, m.seat, m.penalty, user, m.reason
                 )
@@ -543,7 +374,7 @@ class Connection:
 
     # --- chat ---------------------------------------------------------------------------------
 
-    async def chat(self, m: Chat) -> None:
+    async def chat(self, m: inbound.Chat) -> None:
         async with self.lobby.store.sessions() as session:
             me = await session.get(User, self.user.id)  # a mute may have come since connecting
         if me is not None and me.muted(datetime.now(UTC)):
@@ -551,7 +382,7 @@ class Connection:
         limit = self.settings.chat_max_chars
         if len(m.text) > limit:
             raise TableError("too_long", f"chat lines are at most {limit} characters")
-        text = chat_text(m.text)
+        text = inbound.chat_text(m.text)
         if not text:
             raise TableError("empty_chat", "a chat line needs some text to show")
         if m.channel != "lobby":
@@ -661,102 +492,6 @@ class SilenceLimit:
         self.timer.cancel()
 
 
-async def rights_of(
-    session: AsyncSession, token_hashes: list[str]
-) -> dict[str, tuple[datetime, User]]:
-    """The end and the user of each of the tokens (by hash) that still exist."""
-    rows = await session.execute(
-        select(Token.token_hash, Token.expires_at, User)
-        .join(User, User.id == Token.user_id)
-        .where(Token.token_hash.in_(token_hashes))
-    )
-    found: dict[str, tuple[datetime, User]] = {}
-    for hashed, expires, user in rows.all():
-        found[hashed] = aware(expires) or expires, user
-    return found
-
-
-async def watch_rights(app: Any) -> None:
-    """Every ``rights_check_seconds``, read again the token and user of every socket of this
-    process (``Connection.apply_rights``): an expired or revoked token, or a ban, closes it;
-    a role taken away is gone. A batch at a time, so a thousand sockets cost a few queries."""
-    while True:
-        await asyncio.sleep(app.state.settings.rights_check_seconds)
-        connections = list(app.state.connections)
-        try:
-            for start in range(0, len(connections), RIGHTS_BATCH):
-                batch = connections[start : start + RIGHTS_BATCH]
-                async with app.state.db.sessions() as session:
-                    rights = await rights_of(session, list({c.token_hash for c in batch}))
-                for connection in batch:
-                    await connection.apply_rights(rights.get(connection.token_hash))
-        except Exception:  # the database away for a moment: the next round reads them
-            log.exception("the sockets' rights could not be read again")
-
-
-async def _user_of(ws: WebSocket, token: str) -> User | None:
-    """The user of ``token`` (in a function of its own: a session named in the socket's own
-    frame would stay with it, identity map and all, as long as the socket lives)."""
-    async with ws.app.state.db.sessions() as session:
-        return await user_for_token(session, token)
-
-
-def _auth(frame: Mapping[str, Any], max_bytes: int) -> tuple[str, str | None] | None:
-    """The token of a socket's first frame, if that is ``{"type": "auth", "token": ...}``, and
-    the ``device`` id it names, if any and well formed (``DEVICE``)."""
-    raw = frame.get("text")
-    if raw is None or len(raw) > max_bytes:
-        return None
-    try:
-        data = orjson.loads(raw)
-    except orjson.JSONDecodeError:
-        return None
-    if not isinstance(data, dict) or data.get("type") != "auth":
-        return None
-    token, device = data.get("token"), data.get("device")
-    if not isinstance(token, str) or not token:
-        return None
-    return token, device if isinstance(device, str) and DEVICE.fullmatch(device) else None
-
-
-async def sign_in(ws: WebSocket) -> tuple[User, str, str | None] | None:
-    """The user, token and device id of an accepted socket, from its first message
-    (``auth``); None if
-    the socket was closed instead: no token in time, a bad or expired one (4401), a ban
-    (4003): the user's, or one that covers the socket's address or the user's last one
-    (``block_banned_addresses``, ``server.addresses``)."""
-    settings = ws.app.state.settings
-    if "token" in ws.query_params:  # the URL is logged by every proxy on the way
-        await ws.close(code=UNAUTHORIZED, reason="send the token in an auth message, not the URL")
-        return None
-    try:
-        frame = await asyncio.wait_for(ws.receive(), settings.socket_auth_seconds)
-    except TimeoutError:
-        await ws.close(code=UNAUTHORIZED, reason="no auth message in time")
-        return None
-    if frame["type"] == "websocket.disconnect":
-        return None
-    auth = _auth(frame, settings.max_message_bytes)
-    if auth is None:
-        await ws.close(code=UNAUTHORIZED, reason="the first message must be auth, with a token")
-        return None
-    token, device = auth
-    user = await _user_of(ws, token)
-    if user is None:
-        await ws.close(code=UNAUTHORIZED, reason="a valid token is needed")
-        return None
-    if user.banned(datetime.now(UTC)):
-        await ws.close(code=BANNED, reason="banned")
-        return None
-    if settings.block_banned_addresses:
-        async with ws.app.state.db.sessions() as session:
-            blocked = await sign_in_banned(session, user, connection_address(ws))
-        if blocked:
-            await ws.close(code=BANNED, reason="a ban covers this address")
-            return None
-    return user, token, device
-
-
 @router.websocket("/ws")
 async def socket(ws: WebSocket) -> None:
     app = ws.app
@@ -783,13 +518,13 @@ async def socket(ws: WebSocket) -> None:
     silence = SilenceLimit(connection, settings.heartbeat_seconds * 3)
     app.state.connections.add(connection)
     try:
-        if not await connection.check_rights():  # its token's end, read once
-            return
         me = outbound.User(id=user.id, name=user.name, role=user.role)
         await connection.send(outbound.Welcome(type="welcome", user=me))
         await connection.follow(moderation.user_topic(user.id), connection.notice)
-        if await _user_of(ws, token) is None:  # logged out between sign-in and following
-            await connection.notice({"type": "logged_out"})
+        # read once more now that notices reach it (a logout meanwhile closes it), and its
+        # token's end with it
+        if not await connection.check_rights():
+            return
         while True:
             frame = await connection.receive()
             if frame is None or frame["type"] == "websocket.disconnect":

@@ -22,7 +22,7 @@ from sqlalchemy.ext.asyncio import create_async_engine
 from starlette.websockets import WebSocketDisconnect
 
 import engine
-from server import realtime
+from server import outbound, realtime
 from server.app import create_app
 from server.config import RoomConfig, Settings
 from server.models import Token, User
@@ -195,7 +195,7 @@ def test_an_expired_or_revoked_token_closes_its_open_sockets(database_url: str) 
             for _ in range(100):  # the chat goes on until the check closes it
                 alice.request({"type": "chat", "channel": "lobby", "text": "still here"})
                 time.sleep(0.05)
-        assert closed.value.code == realtime.UNAUTHORIZED
+        assert closed.value.code == outbound.UNAUTHORIZED
         assert any(m["type"] == "logged_out" for m in alice.received)
 
 
@@ -211,7 +211,7 @@ def test_a_socket_is_closed_at_once_once_its_token_has_expired(tmp_path: Path) -
         time.sleep(1.2)
         with pytest.raises(WebSocketDisconnect) as closed:
             alice.request({"type": "create_table", "room": "r"})
-        assert closed.value.code == realtime.UNAUTHORIZED
+        assert closed.value.code == outbound.UNAUTHORIZED
 
 
 # --- a room owner judges no game of his own ---------------------------------------------------

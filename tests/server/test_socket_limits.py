@@ -23,9 +23,9 @@ from websockets.sync.client import connect as ws_connect
 import server.outbox
 from server.accounts import token_hash
 from server.app import create_app
+from server.inbound import chat_text
 from server.moderation import user_topic
 from server.outbox import Outbox
-from server.realtime import chat_text
 from tests.live import live_server
 from tests.server.conftest import make_settings, register
 from tests.server.sockets import LiveSocket, Player, auth, live_socket, signed_in, socket_url

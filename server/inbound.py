@@ -1,0 +1,168 @@
+"""What a client sends over its socket: one pydantic model per message ``type`` (the
+discriminator), with an optional ``id`` that the answer echoes as ``ref`` (docs/protocol.md has
+every message with an example). The server's messages are typed beside these, in
+``server.outbound``; a socket's first message, ``auth``, is read apart (``server.sign_in``).
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, Field, TypeAdapter
+
+
+class _Message(BaseModel):
+    id: str | int | None = None
+
+
+class Ping(_Message):
+    type: Literal["ping"]
+
+
+class WatchLobby(_Message):
+    type: Literal["lobby"]
+
+
+class CreateTable(_Message):
+    type: Literal["create_table"]
+    room: str
+    options: dict[str, Any] = Field(default_factory=dict)  # rule options for this table
+    stand_in: bool = False  # 托管: a bot plays for a player who is away
+
+
+class OpenTable(_Message):
+    type: Literal["open"]
+    table: str
+    since: int | None = None  # the last event number seen, to resync after a reconnect
+
+
+class CloseTable(_Message):
+    type: Literal["close"]
+    table: str
+
+
+class Sit(_Message):
+    type: Literal["sit"]
+    table: str
+    seat: int
+
+
+class AddBot(_Message):
+    type: Literal["add_bot", "remove_bot"]
+    table: str
+    seat: int
+    level: str = "normal"  # easy, normal or hard
+
+
+class PlayNow(_Message):
+    """Sit at a new table of the room (default: the first 四国 room) with bots on every other
+    seat, ready to start."""
+
+    type: Literal["play_now"]
+    room: str | None = None
+
+
+class Swap(_Message):
+    type: Literal["swap"]
+    table: str
+    seat: int
+
+
+class Stand(_Message):
+    type: Literal["stand"]
+    table: str
+
+
+class Ready(_Message):
+    type: Literal["ready"]
+    table: str
+    ready: bool = True
+
+
+class Leave(_Message):
+    type: Literal["leave"]
+    table: str
+
+
+class StandIn(_Message):
+    """托管 by the player's own choice: a bot plays the seat (``on``) until the player ends it."""
+
+    type: Literal["stand_in"]
+    table: str
+    on: bool = True
+
+
+class Act(_Message):
+    type: Literal["act"]
+    table: str
+    version: int
+    action: dict[str, Any]
+
+
+class Chat(_Message):
+    type: Literal["chat"]
+    channel: Literal["lobby", "table", "spectators"]
+    table: str | None = None
+    text: str = Field(min_length=1)
+
+
+class Kick(_Message):
+    """A room owner (室主) or an admin removes the player on ``seat`` (see ``Table.kick``)."""
+
+    type: Literal["kick"]
+    table: str
+    seat: int
+    penalty: bool = False
+    reason: str = Field(min_length=1, max_length=500)
+
+
+class Dissolve(_Message):
+    """A room owner or an admin ends the table's game as a draw in which nobody scores."""
+
+    type: Literal["dissolve"]
+    table: str
+    reason: str = Field(min_length=1, max_length=500)
+
+
+ClientMessage = Annotated[
+    Ping
+    | WatchLobby
+    | CreateTable
+    | OpenTable
+    | CloseTable
+    | Sit
+    | AddBot
+    | PlayNow
+    | Swap
+    | Stand
+    | Ready
+    | Leave
+    | StandIn
+    | Act
+    | Chat
+    | Kick
+    | Dissolve,
+    Field(discriminator="type"),
+]
+parse = TypeAdapter(ClientMessage)
+# messages under a rate limit (server.limits), by the limiter they count against: seat and
+# table commands each change a listing every lobby watcher is sent, or render a snapshot
+LIMITED: dict[type[BaseModel], str] = {
+    CreateTable: "tables",
+    PlayNow: "tables",
+    Act: "actions",
+    **dict.fromkeys([OpenTable, CloseTable, Sit, AddBot, Swap, Stand, Ready, Leave], "seats"),
+    StandIn: "seats",
+}
+RATE_WORDS = {"tables": "tables created", "actions": "game actions", "seats": "seat commands"}
+# Control characters (Unicode category Cc: NUL, line breaks, terminal escapes) and the
+# bidirectional embeddings, overrides and isolates (U+202A-U+202E, U+2066-U+2069), which make a
+# line read otherwise than it was written: cut out of chat lines.
+_UNPRINTABLE = dict.fromkeys(
+    [*range(0x20), *range(0x7F, 0xA0), *range(0x202A, 0x202F), *range(0x2066, 0x206A)]
+)
+
+
+def chat_text(text: str) -> str:
+    """A chat line as it is passed on: control and bidi characters cut out, ends trimmed."""
+    return text.translate(_UNPRINTABLE).strip()
