@@ -35,10 +35,8 @@ from sqlalchemy import bindparam, case, delete, func, or_, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from engine import VARIANTS
-from engine.levels import title_for
 from server.addresses import address_banned, connection_address, cover, revoke_at, sign_in_banned
-from server.models import Standing, Token, User, aware
+from server.models import Token, User, aware
 from server.moderation import ban_message, user_topic
 from server.names import NameRefused, check_new_name, name_key, skeleton
 from server.passwords import MAX_LENGTH, Passwords, PasswordsBusy, password_problem
@@ -300,26 +298,6 @@ class UserOut(BaseModel):
 class LoginOut(BaseModel):
     token: str
     user: UserOut
-
-
-class RecordOut(BaseModel):
-    """Points, the title they give and the game record (in a variant, or over all)."""
-
-    points: int
-    title: str
-    level: int
-    wins: int
-    losses: int
-    draws: int
-
-
-class StandingOut(RecordOut):
-    variant: str
-
-
-class ProfileOut(BaseModel):
-    user: UserOut
-    standings: list[StandingOut]
 
 
 def user_out(user: User) -> UserOut:
@@ -603,38 +581,3 @@ async def logout_all(user: CurrentUser, session: Session, request: Request) -> N
     await session.execute(delete(Token).where(Token.user_id == user.id))
     await session.commit()
     request.app.state.broker.publish(user_topic(user.id), {"type": "logged_out"})
-
-
-async def profile_of(session: AsyncSession, user: User) -> ProfileOut:
-    rows = (await session.execute(select(Standing).where(Standing.user_id == user.id))).scalars()
-    by_variant = {row.variant: row for row in rows}
-    standings = []
-    for variant in VARIANTS:
-        row = by_variant.get(variant)
-        points = row.points if row else 0
-        title = title_for(points)
-        standings.append(
-            StandingOut(
-                variant=variant,
-                points=points,
-                title=title.name,
-                level=title.level,
-                wins=row.wins if row else 0,
-                losses=row.losses if row else 0,
-                draws=row.draws if row else 0,
-            )
-        )
-    return ProfileOut(user=user_out(user), standings=standings)
-
-
-@router.get("/me", response_model=ProfileOut)
-async def me(user: CurrentUser, session: Session) -> ProfileOut:
-    return await profile_of(session, user)
-
-
-@router.get("/users/{name}", response_model=ProfileOut)
-async def profile(name: Name, session: Session) -> ProfileOut:
-    user = (await session.execute(select(User).where(User.name == name))).scalar_one_or_none()
-    if user is None:
-        raise HTTPException(404, f"no user {name!r}")
-    return await profile_of(session, user)

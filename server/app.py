@@ -29,11 +29,13 @@ from starlette.types import Scope
 from server import (
     accounts,
     admin,
+    admin_rooms,
     games,
     layouts,
     lobby,
     observability,
     realtime,
+    rooms,
     sign_in,
     standings,
 )
@@ -60,7 +62,7 @@ def create_app(settings: Settings | None = None, tune_gc: bool = False) -> FastA
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        lobby.check_rooms(settings.rooms)  # before anything is opened
+        rooms.check_rooms(settings.rooms)  # before anything is opened
         await migrate(settings.database_url)
         db = Database(settings.database_url, settings.database_pool, settings.rest_pool)
         broker: InMemoryBroker
@@ -78,7 +80,7 @@ def create_app(settings: Settings | None = None, tune_gc: bool = False) -> FastA
         app.state.redis = redis
         app.state.broker = broker
         app.state.feeds = Feeds(broker)
-        rooms = await lobby.load_rooms(db.sessions, settings.rooms)
+        configured = await rooms.load_rooms(db.sessions, settings.rooms)
         # bots think in worker processes, never on the event loop
         workers = ProcessPoolExecutor(settings.bot_workers, mp_context=get_context("spawn"))
         think = thinker(workers, settings.bot_pause_seconds, settings.bot_budget_scale)
@@ -92,7 +94,7 @@ def create_app(settings: Settings | None = None, tune_gc: bool = False) -> FastA
             settings.shared_address_unrated,
         )
         app.state.lobby = lobby.Lobby(
-            rooms, broker, Store(db.sessions), think, metrics, cluster, policy
+            configured, broker, Store(db.sessions), think, metrics, cluster, policy
         )
         metrics.count_live_tables(lambda: sum(t.in_game for t in app.state.lobby.tables.values()))
         lag = asyncio.create_task(metrics.watch_loop_lag())
@@ -162,6 +164,7 @@ def create_app(settings: Settings | None = None, tune_gc: bool = False) -> FastA
     app.include_router(realtime.router)
     app.include_router(standings.router)
     app.include_router(admin.router)
+    app.include_router(admin_rooms.router)
 
     app.include_router(observability.router)
 

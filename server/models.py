@@ -150,7 +150,7 @@ class Room(Base):
     # closed by an admin: no new table, its running games finish (None: open)
     closed_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     # the owner's name as the configuration gave it, and since when: an account registered
-    # after that is never made the owner (``server.lobby.load_rooms``)
+    # after that is never made the owner (``server.rooms.load_rooms``)
     owner_named: Mapped[str | None] = mapped_column(String(32))
     owner_named_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
 

@@ -11,8 +11,8 @@ the process's feed of that table (``server.feeds``). Table commands go through `
 so a socket on any process reaches a table of any process.
 
 A socket signs in by its first message (``server.sign_in``); a user has at most
-``sockets_per_user`` of them in this process. What a connection sends goes through its bounded ``Outbox`` (``server.outbox``): a
-client too far behind is closed rather than held in memory.
+``sockets_per_user`` of them in this process. What a connection sends goes through its bounded
+``Outbox`` (``server.outbox``): a client too far behind is closed rather than held in memory.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Leaderboards, each player's scored games and escape standing (REST).
+"""Profiles, leaderboards, each player's scored games and escape standing (REST).
 
 Points are kept per user per variant (RULES.md §10); the overall board ranks by the sum over the
 variants. Guests play, but only registered players are ranked.
@@ -12,14 +12,35 @@ from datetime import datetime
 from fastapi import APIRouter, HTTPException, Query
 from pydantic import BaseModel
 from sqlalchemy import func, select
+from sqlalchemy.ext.asyncio import AsyncSession
 
 from engine import VARIANTS
 from engine.levels import title_for
-from server.accounts import CurrentUser, Name, RecordOut, Session
+from server.accounts import CurrentUser, Name, Session, UserOut, user_out
 from server.models import Game, GameSeat, Standing, User
 from server.penalties import escape_standing
 
 router = APIRouter(prefix="/api", tags=["standings"])
+
+
+class RecordOut(BaseModel):
+    """Points, the title they give and the game record (in a variant, or over all)."""
+
+    points: int
+    title: str
+    level: int
+    wins: int
+    losses: int
+    draws: int
+
+
+class StandingOut(RecordOut):
+    variant: str
+
+
+class ProfileOut(BaseModel):
+    user: UserOut
+    standings: list[StandingOut]
 
 
 class Rank(RecordOut):
@@ -125,3 +146,38 @@ async def my_escapes(user: CurrentUser, session: Session) -> EscapesOut:
     """How many escapes are remembered against you, and until when you may not join tables."""
     standing = await escape_standing(session, user.id)
     return EscapesOut(escapes=standing.escapes, banned_until=standing.banned_until)
+
+
+async def profile_of(session: AsyncSession, user: User) -> ProfileOut:
+    rows = (await session.execute(select(Standing).where(Standing.user_id == user.id))).scalars()
+    by_variant = {row.variant: row for row in rows}
+    standings = []
+    for variant in VARIANTS:
+        row = by_variant.get(variant)
+        points = row.points if row else 0
+        title = title_for(points)
+        standings.append(
+            StandingOut(
+                variant=variant,
+                points=points,
+                title=title.name,
+                level=title.level,
+                wins=row.wins if row else 0,
+                losses=row.losses if row else 0,
+                draws=row.draws if row else 0,
+            )
+        )
+    return ProfileOut(user=user_out(user), standings=standings)
+
+
+@router.get("/me", response_model=ProfileOut)
+async def me(user: CurrentUser, session: Session) -> ProfileOut:
+    return await profile_of(session, user)
+
+
+@router.get("/users/{name}", response_model=ProfileOut)
+async def profile(name: Name, session: Session) -> ProfileOut:
+    user = (await session.execute(select(User).where(User.name == name))).scalar_one_or_none()
+    if user is None:
+        raise HTTPException(404, f"no user {name!r}")
+    return await profile_of(session, user)
