@@ -21,11 +21,12 @@ from engine.actions import Action, Flip, Move
 from engine.combat import Outcome
 from engine.deal import deal_fanqi
 from engine.errors import IllegalAction, MalformedInput
+from engine.events import Event
 from engine.movement import destination_mask, legal_moves, mask_ids, move_tables
 from engine.outcome import EliminationReason
 from engine.pieces import OFFICER_STRENGTH, Piece, Rank, parse_rank, piece_of
 from engine.position import Position
-from engine.rulebook import GameLike, Handler, Marks, Rulebook, WorkingGame
+from engine.rulebook import GameLike, Handler, Marks, Out, Rulebook, WorkingGame
 from engine.rulebook import Setup as SetupValue
 from engine.state import FlagWatch, FlipState, Phase
 from engine.variants import MovementRules
@@ -133,30 +134,32 @@ def flip(g: WorkingGame, a: Flip) -> None:
     if assigned and colours is not None:
         g.emit("colours", colours=list(colours))
     g.count_move(a.seat, quiet=False)  # a flip changes the game for good, like a capture
-    check_win(g, a.seat)
+    g.put_out(outs(g, a.seat))
     g.end_turn(a.seat, a.now)
 
 
-def check_win(g: WorkingGame, seat: int) -> None:
-    """翻棋 ends (RULES.md §9.6): the flag carried into an enemy HQ, or the opponent left
-    without a movable piece (checked for the opponent first, as in 先攻先胜)."""
-    assert g.flip is not None
-    colours = g.flip.colours
+def outs(g: GameLike, seat: int) -> list[Out]:
+    """The ways a 翻棋 game ends (RULES.md §9.6) after ``seat`` acted: the flag carried into an
+    enemy HQ, or the opponent left without a movable piece (checked for the opponent first, as
+    in 先攻先胜, then for ``seat``)."""
+    pos, flip = g.position, g.flip
+    assert pos is not None and flip is not None
+    colours = flip.colours
     if colours is None:
-        return
-    other = 1 - seat
-    carrier = g.flip.carrier
+        return []
+    carrier = flip.carrier
     board = g.variant.board
-    if carrier is not None and (piece := g.pos.cells[carrier]) is not None:
+    if carrier is not None and (piece := pos.cells[carrier]) is not None:
         station = board.station(board.stations[carrier])
         carried_by = colours.index(piece.seat)
         if station.kind == "hq" and station.seat is not None and station.seat != carried_by:
-            g.emit("flag_carried_home", seat=carried_by, station=station.id)
-            g.eliminate(1 - carried_by, EliminationReason.FLAG_CAPTURED, carried_by)
-            return
-    for loser in (other, seat):
-        if g.phase == Phase.PLAYING and not g.pos.has_live_pieces(colours[loser]):
-            g.eliminate(loser, EliminationReason.NO_LIVE_PIECES, 1 - loser)
+            home = Event("flag_carried_home", {"seat": carried_by, "station": station.id})
+            return [Out(1 - carried_by, EliminationReason.FLAG_CAPTURED, carried_by, (home,))]
+    return [
+        Out(loser, EliminationReason.NO_LIVE_PIECES, 1 - loser)
+        for loser in (1 - seat, seat)
+        if not pos.has_live_pieces(colours[loser])
+    ]
 
 
 class Fanqi(Rulebook):
@@ -174,7 +177,6 @@ class Fanqi(Rulebook):
             cells[board.station(sid).index] = piece_of(colour, rank)
         position = Position.from_cells(board, tuple(cells))
         start_play(g, position, FlipState(face_down=position.occupied), now)
-        g.layouts = ()
         g.emit("game_started", first=g.first, face_down=sorted(placed))
         g.begin_turn(g.first, now)
 
@@ -223,18 +225,20 @@ class Fanqi(Rulebook):
         assert g.flip is not None
         return bool(g.flip.face_down) or bool(moves(g, seat))
 
-    def check_mover(self, g: WorkingGame, a: Move, origin: int) -> None:
+    def mover_refusal(self, g: GameLike, a: Move, origin: int) -> str | None:
         assert g.flip is not None
         if g.flip.colours is None:
-            raise IllegalAction("no colour yet: flip a piece")
+            return "no colour yet: flip a piece"
         if g.flip.face_down >> origin & 1:
-            raise IllegalAction(f"seat {a.seat} has no piece to move on {a.origin}")
+            return f"seat {a.seat} has no piece to move on {a.origin}"
+        return None
 
-    def targets(self, g: WorkingGame, seat: int, origin: int) -> int:
+    def targets(self, g: GameLike, seat: int, origin: int) -> int:
         return moves(g, seat).get(origin, 0)
 
     def special_move(self, g: WorkingGame, a: Move, origin: int, target: int) -> bool:
-        """The flag carry: the officer takes its own flag and carries it from now on."""
+        """The flag carry: the officer takes its own flag and carries it from now on (a move
+        of its own, which changes the game as the shared move does)."""
         assert g.flip is not None
         cells = list(g.pos.cells)
         defender, attacker = cells[target], cells[origin]
@@ -246,22 +250,21 @@ class Fanqi(Rulebook):
         g.flip = dataclasses.replace(g.flip, carrier=target)
         g.emit("flag_picked_up", seat=a.seat, origin=a.origin, target=a.target)
         g.count_move(a.seat, quiet=True)
-        check_win(g, a.seat)
         return True
 
-    def after_move(
+    standard_aftermath = False  # no scouting, no flags to watch: its ways to win are ``outs``
+
+    def flip_after_move(
         self,
-        g: WorkingGame,
-        seat: int,
+        g: GameLike,
         attacker: Piece,
         defender: Piece | None,
         origin: int,
         target: int,
         outcome: Outcome | None,
-        now: float,
-    ) -> None:
+    ) -> FlipState:
         """The carried flag goes with its carrier (and falls with it); an engineer that took
-        a landmine counts towards the flag carry; then the ways to win."""
+        a landmine counts towards the flag carry."""
         flip = g.flip
         assert flip is not None
         carrier = flip.carrier
@@ -277,16 +280,18 @@ class Fanqi(Rulebook):
             and outcome == Outcome.ATTACKER
         ):
             dug[attacker.seat] += 1
-        g.flip = dataclasses.replace(flip, carrier=carrier, mines_dug=(dug[0], dug[1]))
-        check_win(g, seat)
+        return dataclasses.replace(flip, carrier=carrier, mines_dug=(dug[0], dug[1]))
 
-    def pieces_removed(self, g: WorkingGame, gone: set[int]) -> None:
+    def flip_after_removal(self, g: GameLike, gone: set[int]) -> FlipState:
         """Face-down pieces leave too, and a flag carried by one of them."""
         flip = g.flip
         assert flip is not None
         carrier = None if flip.carrier in gone else flip.carrier
         face_down = flip.face_down & ~sum(1 << i for i in gone)
-        g.flip = dataclasses.replace(flip, face_down=face_down, carrier=carrier)
+        return dataclasses.replace(flip, face_down=face_down, carrier=carrier)
+
+    def outs(self, g: GameLike, seat: int) -> list[Out]:
+        return outs(g, seat)
 
     def face_down(self, g: GameLike) -> int | None:
         assert g.flip is not None

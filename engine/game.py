@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import dataclasses
 import operator
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from engine.actions import (
@@ -44,7 +44,7 @@ from engine.offers import draw_refusal, surrender_refusal
 from engine.outcome import Elimination, EliminationReason, EndReason, GameResult
 from engine.pieces import Piece, Rank, piece_key, piece_of
 from engine.position import Position
-from engine.rulebook import Handler, Rulebook, Setup
+from engine.rulebook import Handler, Out, Rulebook, Setup
 from engine.rulebooks import VARIANT_ACTIONS, rulebook_of
 from engine.state import (
     ActionLog,
@@ -375,7 +375,8 @@ class Game:
             ],
         )
         for seat in self.variant.seats:
-            self.book.reveal_at_start(self, seat)
+            if self.book.shows_flags_at_start(self, seat):
+                self.reveal_flags(seat, when_marshals_gone=False)
         for seat in self.variant.seats:  # possible only in set-up positions
             if self.phase == Phase.PLAYING and not self.pos.has_live_pieces(seat):
                 self.eliminate(seat, EliminationReason.NO_LIVE_PIECES, None)
@@ -457,7 +458,8 @@ class Game:
         pos = self.pos
         attacker = pos.cells[origin]
         book = self.book
-        book.check_mover(self, a, origin)
+        if (why := book.mover_refusal(self, a, origin)) is not None:
+            raise IllegalAction(why)
         if attacker is None or attacker.seat != book.piece_seat(self, a.seat):
             raise IllegalAction(f"seat {a.seat} has no piece to move on {a.origin}")
         if not book.targets(self, a.seat, origin) >> target & 1:
@@ -465,6 +467,7 @@ class Game:
         self.expire_proposal()
         if not book.special_move(self, a, origin, target):
             self.play_move(a, attacker, pos.cells[target], origin, target)
+        self.put_out(book.outs(self, a.seat))
         self.end_turn(a.seat, a.now)
 
     def play_move(
@@ -491,7 +494,11 @@ class Game:
         self.position = self.pos.with_move(a.origin, a.target, outcome)
         self.reveals = self.reveals.after_move(origin, target, outcome)
         self.count_move(a.seat, quiet=defender is None)
-        self.book.after_move(self, a.seat, attacker, defender, origin, target, outcome, a.now)
+        book = self.book
+        if self.flip is not None:  # a game played face down
+            self.flip = book.flip_after_move(self, attacker, defender, origin, target, outcome)
+        if outcome is not None and defender is not None and book.standard_aftermath:
+            self.after_combat(a.seat, attacker, defender, target, outcome, a.now)
 
     def after_combat(
         self,
@@ -658,7 +665,7 @@ class Game:
             gone = {i for i, p in self.pos.indexed() if p.seat == mine}
             self.position = self.pos.without_seat(mine)
             self.reveals = self.reveals.without(gone)
-            self.book.pieces_removed(self, gone)
+            self.flip = self.book.flip_after_removal(self, gone)
         self.emit("eliminated", seat=seat, reason=reason.value, victor=victor)
         if self.proposal is not None:
             self.proposal = None
@@ -666,6 +673,15 @@ class Game:
         winners = self.decided() if decide else None
         if winners is not None:
             self.finish(EndReason.ELIMINATION, winners)
+
+    def put_out(self, outs: Iterable[Out]) -> None:
+        """Eliminate the seats a variant's own ways to win put out, in order, while the game
+        lasts (``Rulebook.outs``)."""
+        for out in outs:
+            if self.phase != Phase.PLAYING:
+                return
+            self.events += out.news
+            self.eliminate(out.seat, out.reason, out.victor)
 
     def decided(self) -> tuple[int, ...] | None:
         """The winning seats once the game is decided, else None."""

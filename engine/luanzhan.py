@@ -138,10 +138,11 @@ class Luanzhan(DealtRulebook):
             g.deal = dataclasses.replace(g.deal, waiting=frozenset())
             close_redeal(g, now)
 
-    def reveal_at_start(self, g: WorkingGame, seat: int) -> None:
+    def shows_flags_at_start(self, g: GameLike, seat: int) -> bool:
         """A flag dealt without any 司令 is shown at the start."""
-        if g.rules.marshal_death_reveals_flag:
-            g.reveal_flags(seat)
+        pos = g.position
+        assert pos is not None
+        return g.rules.marshal_death_reveals_flag and not pos.count(seat, Rank.FIELD_MARSHAL)
 
     def deal_view(self, g: GameLike, viewer: int | None) -> dict[str, Any] | None:
         out = super().deal_view(g, viewer)

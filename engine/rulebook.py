@@ -9,15 +9,18 @@ The defaults are the standard game's rules (四国, 二人, 三国); 乱战 (``e
 of their own actions. A difference the standard game could also choose is a ``RuleOptions`` flag
 (``engine.variants``), not a hook.
 
-Hooks see the game through two protocols, so that this module and the variants need nothing of
-``engine.game`` (which is above them): ``GameLike``, what they read, which a ``GameState`` and the
-working ``engine.game.Game`` both are; and ``WorkingGame``, the working game inside ``apply``,
-with the shared machine's steps a variant may call.
+Most hooks return a value — a decision, a refusal, the winners, the score, 翻棋's face-down
+state after a move, the seats a variant's own way to win puts out (``Out``) — and read the game
+through ``GameLike``, which a ``GameState`` and the working ``engine.game.Game`` both are. The
+hooks that start a game or a phase, and 翻棋's flag carry (a move of its own), change the game:
+they and the variants' action handlers see ``WorkingGame``, the working game inside ``apply``
+with the few steps of the shared machine they call. Both are protocols, so that this module and
+the variants need nothing of ``engine.game`` (which is above them).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any, ClassVar, Protocol
@@ -25,7 +28,7 @@ from typing import Any, ClassVar, Protocol
 from engine.actions import Action, Move
 from engine.combat import Outcome
 from engine.errors import MalformedInput
-from engine.events import Audience
+from engine.events import Audience, Event
 from engine.movement import destination_mask, friendly_mask, legal_moves, move_tables
 from engine.outcome import EliminationReason, EndReason, GameResult, score
 from engine.pieces import Piece
@@ -55,11 +58,24 @@ class GameLike(Protocol):
     def reveals(self) -> Reveals: ...
     @property
     def flip(self) -> FlipState | None: ...
+    @property
+    def seats(self) -> Sequence[SeatState]: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Out:
+    """A seat that a variant's own way to win puts out of the game (``Rulebook.outs``)."""
+
+    seat: int
+    reason: EliminationReason
+    victor: int | None
+    news: tuple[Event, ...] = ()  # announced just before (翻棋: ``flag_carried_home``)
 
 
 class WorkingGame(GameLike, Protocol):
-    """The working game inside ``apply`` (``engine.game.Game``): the state's fields, to change,
-    and the steps of the shared machine that a variant's hooks and handlers call."""
+    """The working game inside ``apply`` (``engine.game.Game``) as the hooks that start a game
+    or a phase, 翻棋's flag carry and the variants' own actions see it: the fields they set, and
+    the steps of the shared machine they call."""
 
     host: int
     first: int
@@ -67,12 +83,8 @@ class WorkingGame(GameLike, Protocol):
     phase: Phase
     deadline: float
     deal: DealState
-    layouts: tuple[Mapping[str, Piece], ...]
     position: Position | None
-    seats: list[SeatState]
     started_at: float | None
-    total_moves: int
-    quiet_moves: int
     reveals: Reveals
     watches: list[FlagWatch]
     flip: FlipState | None
@@ -85,21 +97,12 @@ class WorkingGame(GameLike, Protocol):
     def check_seat(self, seat: int) -> None: ...
     def require(self, phase: Phase) -> None: ...
     def check_turn(self, seat: int, now: float) -> None: ...
-    def alive(self, seat: int) -> bool: ...
-    def next_seat(self, seat: int) -> int: ...
-    def set_seat(self, seat: int, **changes: Any) -> None: ...
     def count_move(self, seat: int, quiet: bool) -> None: ...
     def expire_proposal(self) -> None: ...
     def start_deploying(self, now: float) -> None: ...
     def begin_turn(self, seat: int, now: float) -> None: ...
     def end_turn(self, seat: int, now: float) -> None: ...
-    def after_combat(
-        self, seat: int, attacker: Piece, defender: Piece, target: int, outcome: Outcome, now: float
-    ) -> None: ...
-    def reveal_flags(self, seat: int, when_marshals_gone: bool = True) -> None: ...
-    def eliminate(
-        self, seat: int, reason: EliminationReason, victor: int | None, decide: bool = True
-    ) -> None: ...
+    def put_out(self, outs: Iterable[Out]) -> None: ...
 
 
 Handler = Callable[[WorkingGame, Any], None]
@@ -162,8 +165,9 @@ class Rulebook:
         """The arguments of ``layout_problems`` and ``auto_layout`` for ``seat``'s layout."""
         return {}
 
-    def reveal_at_start(self, g: WorkingGame, seat: int) -> None:
-        """Show what the variant shows of ``seat``'s pieces when play begins."""
+    def shows_flags_at_start(self, g: GameLike, seat: int) -> bool:
+        """Whether ``seat``'s flags are shown to everyone when play begins."""
+        return False
 
     def may_raise_flag(self, g: GameLike, seat: int) -> bool:
         """Whether ``seat``, dealt no flag but a 司令, raises one when the last 司令 dies."""
@@ -189,13 +193,15 @@ class Rulebook:
         assert g.position is not None
         return bool(legal_moves(g.position, seat, g.teams, g.rules.movement, first_only=True))
 
-    def check_mover(self, g: WorkingGame, a: Move, origin: int) -> None:
-        """Refuse (``IllegalAction``) a move from ``origin`` that the variant forbids before the
-        shared checks (the piece is the mover's, the target in reach)."""
+    def mover_refusal(self, g: GameLike, a: Move, origin: int) -> str | None:
+        """Why the variant refuses a move from ``origin`` before the shared checks (the piece
+        is the mover's, the target in reach), or None."""
+        return None
 
-    def targets(self, g: WorkingGame, seat: int, origin: int) -> int:
+    def targets(self, g: GameLike, seat: int, origin: int) -> int:
         """Where ``seat``'s piece on ``origin`` may go: a mask of station indices."""
-        pos = g.pos
+        pos = g.position
+        assert pos is not None
         friends = friendly_mask(pos, seat, g.teams)
         t = move_tables(g.variant.board)
         return destination_mask(t, pos, origin, friends, g.rules.movement)
@@ -204,34 +210,44 @@ class Rulebook:
         """Play a move that is not a step or an attack (翻棋's flag carry) and say True."""
         return False
 
-    def after_move(
+    standard_aftermath: ClassVar[bool] = True
+    """Whether a fight has the standard game's aftermath (scouting, flags and HQs taken, a
+    司令's death, 先攻先胜: ``engine.game.Game.after_combat``); 翻棋's has none but ``outs``."""
+
+    def flip_after_move(
         self,
-        g: WorkingGame,
-        seat: int,
+        g: GameLike,
         attacker: Piece,
         defender: Piece | None,
         origin: int,
         target: int,
         outcome: Outcome | None,
-        now: float,
-    ) -> None:
-        """What follows a move once the pieces stand where it put them: the fight's aftermath."""
-        if defender is not None and outcome is not None:
-            g.after_combat(seat, attacker, defender, target, outcome, now)
+    ) -> FlipState | None:
+        """The face-down state (翻棋's ``flip``) once a move stands; the game's as it is in a
+        game played face up."""
+        return g.flip
 
-    def pieces_removed(self, g: WorkingGame, gone: set[int]) -> None:
-        """An eliminated seat's pieces (the stations ``gone``) have left the board."""
+    def flip_after_removal(self, g: GameLike, gone: set[int]) -> FlipState | None:
+        """The face-down state once an eliminated seat's pieces (the stations ``gone``) have
+        left the board."""
+        return g.flip
+
+    def outs(self, g: GameLike, seat: int) -> Sequence[Out]:
+        """The seats the variant's own ways to win put out after ``seat``'s move, in the order
+        they go out (each while the game lasts); the standard game's are the shared machine's."""
+        return ()
 
     # --- the end ------------------------------------------------------------------------------
 
-    def decided(self, g: WorkingGame) -> tuple[int, ...] | None:
+    def decided(self, g: GameLike) -> tuple[int, ...] | None:
         """The winning seats once the game is decided, else None: one team is left."""
-        alive_teams = {g.teams[s] for s in g.variant.seats if g.alive(s)}
+        seats = g.seats
+        alive_teams = {g.teams[s] for s in g.variant.seats if seats[s].alive}
         if len(alive_teams) <= 1:
             return tuple(s for s, t in enumerate(g.teams) if t in alive_teams)
         return None
 
-    def score(self, g: WorkingGame, reason: EndReason, winners: tuple[int, ...]) -> GameResult:
+    def score(self, g: GameLike, reason: EndReason, winners: tuple[int, ...]) -> GameResult:
         """The finished game's result (``engine.outcome.score``)."""
         return score(
             g.rules,

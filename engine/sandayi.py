@@ -189,26 +189,26 @@ class Sandayi(DealtRulebook):
     def phase_deadline(self, g: WorkingGame, now: float) -> None:
         record_bid(g, min(g.deal.waiting), 0, now)  # a bid not made in time passes
 
-    def reveal_at_start(self, g: WorkingGame, seat: int) -> None:
+    def shows_flags_at_start(self, g: GameLike, seat: int) -> bool:
         """The idle players' flags are shown at the start, the banker's never."""
-        if seat != g.deal.banker:
-            g.reveal_flags(seat, when_marshals_gone=False)
+        return seat != g.deal.banker
 
     def may_raise_flag(self, g: GameLike, seat: int) -> bool:
         return seat != g.deal.banker  # the banker's flags are never shown
 
-    def decided(self, g: WorkingGame) -> tuple[int, ...] | None:
+    def decided(self, g: GameLike) -> tuple[int, ...] | None:
         banker = g.deal.banker
         if banker is None:  # not reached: play starts once the banker is known
             return super().decided(g)
+        seats = g.seats
         idles = [s for s in g.variant.seats if s != banker]
-        if not g.alive(banker):
+        if not seats[banker].alive:
             return tuple(idles)
-        if sum(not g.alive(s) for s in idles) >= g.deal.contract:
+        if sum(not seats[s].alive for s in idles) >= g.deal.contract:
             return (banker,)
         return None
 
-    def score(self, g: WorkingGame, reason: EndReason, winners: tuple[int, ...]) -> GameResult:
+    def score(self, g: GameLike, reason: EndReason, winners: tuple[int, ...]) -> GameResult:
         eliminations = [s.elimination for s in g.seats]
         banker = g.deal.banker
         if banker is None:  # an escape before the bidding ended: nobody has a contract yet
