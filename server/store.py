@@ -166,20 +166,9 @@ class Store:
         assert state.result is not None
         variant = state.variant.key
         people = sorted({u for u in users if u is not None})
-        key = players_key(users)
         now = datetime.now(UTC)
         async with self.sessions() as session:
-            # The claim comes first, and is a write: on SQLite it takes the write lock at once
-            # (waiting for another writer as long as busy_timeout allows), where a transaction
-            # that read first fails outright once another wrote meanwhile; and only the call
-            # whose claim changed the row ends the game.
-            claim = await session.execute(
-                update(Game)
-                .where(Game.id == game_id, Game.status == "playing")
-                .values(status="finished", finished_at=now)
-                .execution_options(synchronize_session=False)
-            )
-            if cast(CursorResult[Any], claim).rowcount != 1:
+            if not await self._claim(session, game_id, now):
                 await session.rollback()
                 return await self._stored(session, game_id, len(users))
             if rated and people:
@@ -187,29 +176,13 @@ class Store:
                 # are read: games of the same people ending at once wait for each other here,
                 # so that each sees the one before (the stake, the repeat count)
                 await add_to_standings(session, variant, {u: Tally() for u in people})
-            found = await session.execute(
-                select(Standing.user_id, Standing.points).where(
-                    Standing.variant == variant, Standing.user_id.in_(people)
-                )
-            )
-            held = dict(found.all())
-            stake = table_stake(held.get(u, 0) for u in people)
-            multiplier = stake if state.result.points_unit == PointsUnit.STAKE else 1
-            repeat = 0
-            if rated and len(people) > 1:  # one person among bots farms nobody
-                repeat = 1 + await self._repeats(session, game_id, key, now)
-            factor = repeat_factor(repeat)
-            points = []
-            for r in state.result.seats:
-                full = r.points * multiplier if rated else 0
-                # an escape is a fair-play penalty, not a result between the same people
-                points.append(full if r.outcome == SeatOutcome.ESCAPE else int(full * factor))
+            scored = await self._score(session, game_id, state, users, rated, now)
             result = state.result.to_dict() | {
-                "stake": stake,
+                "stake": scored.stake,
                 "rated": rated,
                 "stood_in": stood_in or [],
-                "repeat": repeat,
-                "factor": float(factor),
+                "repeat": scored.repeat,
+                "factor": scored.factor,
             }
             await session.execute(
                 update(Game)
@@ -218,41 +191,104 @@ class Store:
                     seed=state.seed,
                     record=record_of(state).to_json(),
                     result=json.dumps(result, ensure_ascii=False),
-                    players_key=key,
+                    players_key=players_key(users),
                     rated=rated,
                 )
                 .execution_options(synchronize_session=False)
             )
-            # by the table: the ORM's bulk update would fail the whole result for a seat missing
-            table = cast(Table, GameSeat.__table__)
-            seats = table.c
-            await session.execute(
-                update(table)
-                .where(seats.game_id == bindparam("g"), seats.seat == bindparam("s"))
-                .values(outcome=bindparam("o"), points=bindparam("p")),
-                [
-                    {"g": game_id, "s": r.seat, "o": r.outcome.value, "p": p}
-                    for r, p in zip(state.result.seats, points, strict=True)
-                ],
-            )
-            tallies: dict[int, Tally] = {}
-            for r, p in zip(state.result.seats, points, strict=True):
-                user_id = users[r.seat]
-                if user_id is None:
-                    continue
-                if r.outcome == SeatOutcome.ESCAPE and len(people) > 1:
-                    # escaping from people (not from a table of bots) counts towards a ban
-                    session.add(EscapeRecord(user_id=user_id, game_id=game_id, at=now))
-                if rated:
-                    tallies[user_id] = Tally(
-                        points=p,
-                        wins=int(r.outcome == SeatOutcome.WIN),
-                        losses=int(r.outcome in (SeatOutcome.LOSS, SeatOutcome.ESCAPE)),
-                        draws=int(r.outcome == SeatOutcome.DRAW),
-                    )
-            await add_to_standings(session, variant, tallies)
+            await self._seats_scored(session, game_id, state, users, scored.points, rated, now)
             await session.commit()
+        return scored
+
+    @staticmethod
+    async def _claim(session: AsyncSession, game_id: str, now: datetime) -> bool:
+        """End the game if it is still playing; whether this call did. The claim comes first,
+        and is a write: on SQLite it takes the write lock at once (waiting for another writer
+        as long as busy_timeout allows), where a transaction that read first fails outright
+        once another wrote meanwhile; and only the call whose claim changed the row ends the
+        game."""
+        claim = await session.execute(
+            update(Game)
+            .where(Game.id == game_id, Game.status == "playing")
+            .values(status="finished", finished_at=now)
+            .execution_options(synchronize_session=False)
+        )
+        return bool(cast(CursorResult[Any], claim).rowcount == 1)
+
+    async def _score(
+        self,
+        session: AsyncSession,
+        game_id: str,
+        state: GameState,
+        users: list[int | None],
+        rated: bool,
+        now: datetime,
+    ) -> Scored:
+        """Each seat's points: the stake of the table's lowest player applied, and the share
+        of the repeat rule (an escaper's in full)."""
+        assert state.result is not None
+        people = sorted({u for u in users if u is not None})
+        found = await session.execute(
+            select(Standing.user_id, Standing.points).where(
+                Standing.variant == state.variant.key, Standing.user_id.in_(people)
+            )
+        )
+        held = dict(found.all())
+        stake = table_stake(held.get(u, 0) for u in people)
+        multiplier = stake if state.result.points_unit == PointsUnit.STAKE else 1
+        repeat = 0
+        if rated and len(people) > 1:  # one person among bots farms nobody
+            repeat = 1 + await self._repeats(session, game_id, players_key(users), now)
+        factor = repeat_factor(repeat)
+        points = []
+        for r in state.result.seats:
+            full = r.points * multiplier if rated else 0
+            # an escape is a fair-play penalty, not a result between the same people
+            points.append(full if r.outcome == SeatOutcome.ESCAPE else int(full * factor))
         return Scored(points, stake, repeat, float(factor))
+
+    @staticmethod
+    async def _seats_scored(
+        session: AsyncSession,
+        game_id: str,
+        state: GameState,
+        users: list[int | None],
+        points: list[int],
+        rated: bool,
+        now: datetime,
+    ) -> None:
+        """Each seat's outcome and points, the escapes from people on record, and (rated)
+        the standings changed in SQL."""
+        assert state.result is not None
+        people = {u for u in users if u is not None}
+        # by the table: the ORM's bulk update would fail the whole result for a seat missing
+        table = cast(Table, GameSeat.__table__)
+        seats = table.c
+        await session.execute(
+            update(table)
+            .where(seats.game_id == bindparam("g"), seats.seat == bindparam("s"))
+            .values(outcome=bindparam("o"), points=bindparam("p")),
+            [
+                {"g": game_id, "s": r.seat, "o": r.outcome.value, "p": p}
+                for r, p in zip(state.result.seats, points, strict=True)
+            ],
+        )
+        tallies: dict[int, Tally] = {}
+        for r, p in zip(state.result.seats, points, strict=True):
+            user_id = users[r.seat]
+            if user_id is None:
+                continue
+            if r.outcome == SeatOutcome.ESCAPE and len(people) > 1:
+                # escaping from people (not from a table of bots) counts towards a ban
+                session.add(EscapeRecord(user_id=user_id, game_id=game_id, at=now))
+            if rated:
+                tallies[user_id] = Tally(
+                    points=p,
+                    wins=int(r.outcome == SeatOutcome.WIN),
+                    losses=int(r.outcome in (SeatOutcome.LOSS, SeatOutcome.ESCAPE)),
+                    draws=int(r.outcome == SeatOutcome.DRAW),
+                )
+        await add_to_standings(session, state.variant.key, tallies)
 
     async def _repeats(self, session: AsyncSession, game_id: str, key: str, now: datetime) -> int:
         """How many rated games the same people finished within ``REPEAT_WINDOW`` before
