@@ -214,7 +214,7 @@ def expected_gains(
 
 def defends_shown_flag(view: Mapping[str, Any]) -> bool:
     """Whether the bot defends its flag as shown (``FEAR``, and ``NEAR_SHOWN_FLAG`` in
-    ``engine.bot``): once the enemies know where it is (``own_flag_shown``), with the standard
+    ``engine.bot_goals``): once the enemies know where it is (``own_flag_shown``), with the standard
     armies only. Where hands are dealt (乱战, 三打一) a flag is often shown from the start, and
     defending it harder all game long measured worse there (docs/engine.md)."""
     return get_variant(view["variant"]).dealing is None and own_flag_shown(view)

@@ -12,25 +12,12 @@ import pytest
 import engine
 from engine.arena import Bot, play
 from engine.beliefs import Beliefs, own_flag_shown
-from engine.bot import (
-    CLOCK_MARGIN,
-    FIRST_STAGE,
-    FIRST_STAGE_LEAST,
-    HUNT,
-    LEVEL,
-    NEAR_FLAG,
-    NEAR_SHOWN_FLAG,
-    Hunt,
-    attack_value,
-    choose_action,
-    choose_layout,
-    distance,
-    enemy_flags,
-    first_stage,
-    homeward,
-    layout_strength,
-    thinking_deadline,
-)
+from engine.bot import CLOCK_MARGIN, LEVEL, choose_action, choose_layout, thinking_deadline
+from engine.bot_goals import NEAR_FLAG, NEAR_SHOWN_FLAG, distance, enemy_flags, homeward
+from engine.bot_hunt import HUNT, Hunt
+from engine.bot_layout import layout_strength
+from engine.bot_levels import FIRST_STAGE, FIRST_STAGE_LEAST, first_stage
+from engine.bot_moves import attack_value
 from engine.deal import deal_luanzhan
 from engine.search import LOCKED, VALUE, defends_shown_flag
 from tests.engine.game_helpers import Pieces, act, setup
@@ -550,7 +537,7 @@ def test_the_hard_bot_weighs_every_move_the_normal_one_its_likeliest(
         searched.extend(candidates)
         return dict.fromkeys(candidates, 0.0)
 
-    monkeypatch.setattr("engine.bot.expected_gains", record)
+    monkeypatch.setattr("engine.bot_moves.expected_gains", record)
     view = engine.view(setup("liangguo", MANY_MOVES), 0)
     moves = {(o, t) for o, targets in view["legal_moves"].items() for t in targets}
     assert len(moves) > LEVEL["normal"].width + 10
@@ -575,7 +562,7 @@ def test_the_hard_bot_decides_among_its_finalists_on_fresh_guesses(
         worth = {m: 100.0 * screened.index(m) for m in candidates}
         return worth if len(calls) == 1 else worth | {screened[-1]: -1e6}  # then the best fails
 
-    monkeypatch.setattr("engine.bot.expected_gains", search)
+    monkeypatch.setattr("engine.bot_moves.expected_gains", search)
     view = engine.view(setup("liangguo", MANY_MOVES), 0)
     asked = time.time()
     until = asked + 60
