@@ -149,65 +149,15 @@ def layout_problems(
     ``hand`` is a dealt hand of ``(rank, army colour)`` pieces (乱战, 三打一) instead of the
     standard army; ``banker`` deploys the 三打一 banker over the whole arm and the centre.
     """
-    v = get_variant(variant)
-    board = v.board
-    plan = _plan(v, seat, hand, banker)
-    found: dict[ProblemCode, list[str]] = {}
-    details: dict[ProblemCode, str] = {}
-
-    def report(code: ProblemCode, sid: str, detail: str = "") -> None:
-        found.setdefault(code, []).append(sid)
-        if detail:
-            details[code] = detail
-
-    placed: dict[str, tuple[Rank, int | None]] = {}
-    for sid, key in layout.items():
-        if sid not in board:
-            report(ProblemCode.UNKNOWN_STATION, sid, f"{sid!r} is not a station")
-            continue
-        station = board.station(sid)
-        inside = sid in plan.stations
-        if not inside and station.kind == StationKind.CAMP and station.seat == seat:
-            report(ProblemCode.PIECE_IN_CAMP, sid, "camps 行营 stay empty")
-        elif not inside:
-            report(ProblemCode.OUTSIDE_OWN_ARM, sid, f"pieces go on seat {seat}'s arm")
-        try:
-            placed[sid] = split_key(key)
-        except ValueError:
-            report(ProblemCode.UNKNOWN_RANK, sid, f"{key!r} is not a rank")
-            continue
-        rank = placed[sid][0]
-        if inside and not plan.allows(rank, station):
-            report(_MISPLACED[rank], sid)
-    row4 = sorted(
-        s for s, (r, _) in placed.items() if r == Rank.LANDMINE and board.station(s).row == 4
-    )
-    if not plan.banker and len(row4) > plan.mines_in_row4 > 0:
-        for sid in row4:
-            report(ProblemCode.LANDMINE_OUTSIDE_BACK_ROWS, sid)
-
-    counts = Counter(rank for rank, _ in placed.values())
-    army = plan.final_army(counts[Rank.FLAG])
-    extra, missing = [], []
-    for rank in sorted(set(counts) | set(army), key=list(Rank).index):
-        have, want = counts[rank], army.get(rank, 0)
-        if have > want:
-            extra.append(f"{have} {CHINESE_NAME[rank]} {rank.value} (the army has {want})")
-            for sid in sorted(s for s, (r, _) in placed.items() if r == rank):
-                report(ProblemCode.TOO_MANY_PIECES, sid)
-        elif have < want:
-            missing.append(f"{want - have} {CHINESE_NAME[rank]} {rank.value}")
-    if extra:
-        details[ProblemCode.TOO_MANY_PIECES] = "too many: " + ", ".join(extra)
-    if missing:
-        found[ProblemCode.MISSING_PIECES] = []
-        details[ProblemCode.MISSING_PIECES] = "missing: " + ", ".join(missing)
+    plan = _plan(get_variant(variant), seat, hand, banker)
+    found = _Found()
+    placed = _placement_problems(plan, layout, found)
+    _count_problems(plan, placed, found)
     for sid in plan.stations:
         if sid not in layout:
-            report(ProblemCode.EMPTY_STATION, sid)
+            found.report(ProblemCode.EMPTY_STATION, sid)
     for sid in _colour_problems(plan, placed):
-        report(ProblemCode.COLOUR_NOT_IN_HAND, sid)
-
+        found.report(ProblemCode.COLOUR_NOT_IN_HAND, sid)
     default_detail = {
         ProblemCode.EMPTY_STATION: "every station to deploy on holds a piece",
         ProblemCode.FLAG_NOT_IN_HQ: "the flag 军旗 stands in an HQ 大本营",
@@ -217,10 +167,81 @@ def layout_problems(
         ProblemCode.COLOUR_NOT_IN_HAND: "no piece of that rank and colour in the hand",
     }
     return [
-        Problem(code, tuple(found[code]), details.get(code) or default_detail[code])
+        Problem(code, tuple(stations), found.details.get(code) or default_detail[code])
         for code in ProblemCode
-        if code in found
+        if (stations := found.stations.get(code)) is not None
     ]
+
+
+class _Found:
+    """The problems found so far: the stations of each code, and its detail."""
+
+    def __init__(self) -> None:
+        self.stations: dict[ProblemCode, list[str]] = {}
+        self.details: dict[ProblemCode, str] = {}
+
+    def report(self, code: ProblemCode, sid: str | None, detail: str = "") -> None:
+        """A problem of ``code`` on ``sid`` (None: on no station in particular)."""
+        stations = self.stations.setdefault(code, [])
+        if sid is not None:
+            stations.append(sid)
+        if detail:
+            self.details[code] = detail
+
+
+def _placement_problems(
+    plan: _Plan, layout: Mapping[str, str], found: _Found
+) -> dict[str, tuple[Rank, int | None]]:
+    """The problems of where each piece stands, and the pieces placed (station -> rank and
+    colour) on stations of the board whose rank is understood."""
+    board, seat = plan.variant.board, plan.seat
+    placed: dict[str, tuple[Rank, int | None]] = {}
+    for sid, key in layout.items():
+        if sid not in board:
+            found.report(ProblemCode.UNKNOWN_STATION, sid, f"{sid!r} is not a station")
+            continue
+        station = board.station(sid)
+        inside = sid in plan.stations
+        if not inside and station.kind == StationKind.CAMP and station.seat == seat:
+            found.report(ProblemCode.PIECE_IN_CAMP, sid, "camps 行营 stay empty")
+        elif not inside:
+            found.report(ProblemCode.OUTSIDE_OWN_ARM, sid, f"pieces go on seat {seat}'s arm")
+        try:
+            placed[sid] = split_key(key)
+        except ValueError:
+            found.report(ProblemCode.UNKNOWN_RANK, sid, f"{key!r} is not a rank")
+            continue
+        rank = placed[sid][0]
+        if inside and not plan.allows(rank, station):
+            found.report(_MISPLACED[rank], sid)
+    row4 = sorted(
+        s for s, (r, _) in placed.items() if r == Rank.LANDMINE and board.station(s).row == 4
+    )
+    if not plan.banker and len(row4) > plan.mines_in_row4 > 0:
+        for sid in row4:
+            found.report(ProblemCode.LANDMINE_OUTSIDE_BACK_ROWS, sid)
+    return placed
+
+
+def _count_problems(
+    plan: _Plan, placed: Mapping[str, tuple[Rank, int | None]], found: _Found
+) -> None:
+    """The ranks placed more often than the army has them, and those missing."""
+    counts = Counter(rank for rank, _ in placed.values())
+    army = plan.final_army(counts[Rank.FLAG])
+    extra, missing = [], []
+    for rank in sorted(set(counts) | set(army), key=list(Rank).index):
+        have, want = counts[rank], army.get(rank, 0)
+        if have > want:
+            extra.append(f"{have} {CHINESE_NAME[rank]} {rank.value} (the army has {want})")
+            for sid in sorted(s for s, (r, _) in placed.items() if r == rank):
+                found.report(ProblemCode.TOO_MANY_PIECES, sid)
+        elif have < want:
+            missing.append(f"{want - have} {CHINESE_NAME[rank]} {rank.value}")
+    if extra:
+        found.details[ProblemCode.TOO_MANY_PIECES] = "too many: " + ", ".join(extra)
+    if missing:
+        found.report(ProblemCode.MISSING_PIECES, None, "missing: " + ", ".join(missing))
 
 
 def _colour_pools(
