@@ -109,8 +109,8 @@ def quick_scores(
 ) -> tuple[dict[Move, float], list[Move]]:
     """Every legal move's quick score (with ``noise``), and the fights among them."""
     seat, pieces, board, goals = scene.seat, scene.pieces, scene.board, scene.goals
-    hq_lock, hunter, level = scene.movement.hq_lock, scene.hunter, scene.level
-    lean = scene.lean()
+    movement, hunter, level, threats = scene.movement, scene.hunter, scene.level, scene.threats
+    hq_lock, key, lean = movement.hq_lock, board.key, scene.lean()
     quick: dict[Move, float] = {}
     fights = []
     for origin, targets in scene.view["legal_moves"].items():
@@ -124,13 +124,12 @@ def quick_scores(
                 fights.append((origin, target))
                 # fights keep the game going (40 quiet moves draw it): lean towards them, but
                 # not into an HQ that holds no flag, where a piece is thrown away
-                score += (0.0 if stuck else lean) + (GUARD if target in scene.threats else 0.0)
+                score += (0.0 if stuck else lean) + (GUARD if target in threats else 0.0)
             elif stuck and mine.get("rank"):
                 score -= LOCKED * VALUE[mine["rank"]]
             if not stuck:  # head for the enemy flags (a piece stuck in an HQ goes nowhere)
                 score += PROGRESS * (
-                    distance(board.key, origin, goals, scene.movement)
-                    - distance(board.key, target, goals, scene.movement)
+                    distance(key, origin, goals, movement) - distance(key, target, goals, movement)
                 )
             if hunter is not None:
                 score += hunter.worth(origin, target)

@@ -62,10 +62,14 @@ def start_play(g: WorkingGame, position: Position, flip: FlipState, now: float) 
     g.watches = [FlagWatch() for _ in g.variant.seats]
 
 
-@cache
 def unlocked(movement: MovementRules) -> MovementRules:
     """翻棋's movement: the game's options, but nothing is locked in an HQ whatever they say (a
     room's or a record's ``hq_lock`` has never applied to 翻棋)."""
+    return _unlocked(movement) if movement.hq_lock else movement  # asked for on every turn
+
+
+@cache
+def _unlocked(movement: MovementRules) -> MovementRules:
     return dataclasses.replace(movement, hq_lock=False)
 
 

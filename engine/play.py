@@ -39,7 +39,8 @@ class Play(Flags, Turns):
         self.expire_proposal()
         if not book.special_move(self, a, origin, target):
             self.play_move(a, attacker, pos.cells[target], origin, target)
-        self.put_out(book.outs(self, a.seat))
+        if outs := book.outs(self, a.seat):
+            self.put_out(outs)
         self.end_turn(a.seat, a.now)
 
     def play_move(
