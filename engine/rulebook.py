@@ -12,10 +12,12 @@ of their own actions. A difference the standard game could also choose is a ``Ru
 Most hooks return a value — a decision, a refusal, the winners, the score, 翻棋's face-down
 state after a move, the seats a variant's own way to win puts out (``Out``) — and read the game
 through ``GameLike``, which a ``GameState`` and the working ``engine.game.Game`` both are. The
-hooks that start a game or a phase, and 翻棋's flag carry (a move of its own), change the game:
-they and the variants' action handlers see ``WorkingGame``, the working game inside ``apply``
-with the few steps of the shared machine they call. Both are protocols, so that this module and
-the variants need nothing of ``engine.game`` (which is above them).
+hooks whose work is to change the game — ``start`` and ``set_up`` (a deal, a phase, a board),
+``phase_deadline`` (the decision not made in time, which moves the game on) and 翻棋's flag
+carry (``special_move``, a move of its own) — and the variants' action handlers see
+``WorkingGame``, the working game inside ``apply`` with the few steps of the shared machine they
+call. Both are protocols, so that this module and the variants need nothing of ``engine.game``
+(which is above them).
 """
 
 from __future__ import annotations
@@ -73,9 +75,9 @@ class Out:
 
 
 class WorkingGame(GameLike, Protocol):
-    """The working game inside ``apply`` (``engine.game.Game``) as the hooks that start a game
-    or a phase, 翻棋's flag carry and the variants' own actions see it: the fields they set, and
-    the steps of the shared machine they call."""
+    """The working game inside ``apply`` (``engine.game.Game``) as the hooks that change it and
+    the variants' own actions see it: the fields they set, and the steps of the shared machine
+    they call."""
 
     host: int
     first: int
