@@ -1,7 +1,8 @@
-"""Adoption: what of a table is kept with its running game, and how a table takes it back.
+"""Adoption: how a table takes back what was kept with its running game.
 
-A running game is kept (``server.keeping``) with the table around it: the room and its rule
-changes, the seats, who opened it, the game's players and numbers. A process that restarts, or
+A running game is kept (``server.keeping``) with the table around it (``Table.kept_data``): the
+room and its rule changes, the seats, who opened it, the game's players and numbers. A process
+that restarts, or
 takes over the table of a process that died (``server.cluster``), rebuilds the table from that
 and goes on; the lease that says whose table it is lives beside this, in ``server.ownership``.
 """
@@ -9,39 +10,13 @@ and goes on; the lease that says whose table it is lives beside this, in ``serve
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING, Any
 
 import engine
 from server.keeping import KeptTable
 from server.seating import SeatInfo
-
-if TYPE_CHECKING:
-    from server.tables import Table
+from server.tables import Table
 
 RESTART_GRACE = 10.0  # seconds added to the clock of the seat to move after a restart
-
-
-def kept_data(table: Table) -> dict[str, Any]:
-    """The table around its running game, as kept with it (JSON values)."""
-    game, seating = table.game, table.seating
-    return {
-        "room": table.room_data,
-        "changes": table.changes,
-        "quick": table.quick,
-        "seats": [vars(info) for info in seating.seats],  # plain fields: JSON as they are
-        "host": seating.host,
-        "creator": table.creator,
-        "creator_name": table.creator_name,
-        "creator_address": table.creator_address,
-        "stand_in": table.stand_ins,
-        "game_id": game.game_id,
-        "players": game.players,
-        "stood_in": sorted(game.stood_in),
-        "shared": game.shared,
-        "version": table.version,
-        "seq": game.seq,
-        "saved_at": time.time(),
-    }
 
 
 def restore(table: Table, kept: KeptTable) -> float:

@@ -43,14 +43,13 @@ from server.backoff import login_backoff
 from server.bot_driver import thinker
 from server.broker import InMemoryBroker, RedisBroker
 from server.cluster import Cluster
-from server.config import Settings, get_settings
+from server.config import Settings, TablePolicy, get_settings
 from server.db import Database, migrate
 from server.feeds import Feeds
 from server.hardening import HardenedApp
 from server.limits import RateLimits
 from server.passwords import Passwords
 from server.store import Store
-from server.tables import TablePolicy
 
 log = logging.getLogger(__name__)
 

@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Any
 import redis.asyncio as aioredis
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from server import messages
+from server import messages, table_commands
 from server.broker import RedisBroker
 from server.errors import TableError
 from server.keeping import Keeper
@@ -247,7 +247,7 @@ class Cluster:
             table = self.lobby.tables.get(table_id)
             if table is not None:
                 try:
-                    return await table.run(command, args)
+                    return await table_commands.run(table, command, args)
                 except TableError as error:
                     if error.code != "moved":
                         raise
@@ -327,7 +327,9 @@ class Cluster:
             answer["moved"] = True
         else:
             try:
-                answer["value"] = await table.run(request["command"], request["args"])
+                answer["value"] = await table_commands.run(
+                    table, request["command"], request["args"]
+                )
             except TableError as error:
                 if error.code == "moved":
                     answer["moved"] = True

@@ -7,6 +7,7 @@ without the prefix, as deployment tools usually set them.
 from __future__ import annotations
 
 import ipaddress
+from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from typing import Literal
@@ -27,6 +28,25 @@ class RoomConfig(BaseModel):
     owner: str | None = None  # user name of the room owner
     tables: int = 20  # most tables open at once
     rated_with_bots: bool = False  # games with bots move the human players' points
+
+
+@dataclass(frozen=True)
+class TablePolicy:
+    """How long tables and seats wait for people, and what counts as one person (the
+    settings' ``idle_table_seconds``, ``seat_grace_seconds``, ``tables_per_creator``,
+    ``tables_per_address``, ``lonely_table_seconds``, ``shared_address_unrated``)."""
+
+    idle_seconds: float = 120.0  # nobody seated and no game on: the table closes
+    seat_grace_seconds: float = 30.0  # between games, a seated player with no socket left
+    # keeps the seat this long (a reload), then stands up
+    tables_per_creator: int = 3  # tables one user may have open (play now apart)
+    tables_per_address: int = 3  # tables the users of one address may have open (play now apart)
+    lonely_seconds: float = 300.0  # no game on, and all seated are one person: the table closes
+    shared_address_unrated: bool = True  # seats sharing an address or a device play unrated
+
+    @property
+    def sweep_seconds(self) -> float:
+        return min(5.0, self.idle_seconds / 4, self.lonely_seconds / 4)
 
 
 def default_rooms() -> list[RoomConfig]:

@@ -81,6 +81,13 @@ class GameDriver:
         return self.state is not None and self.state.phase in PLAYING_PHASES
 
     @property
+    def status(self) -> str:
+        """The table's status as listed: "waiting" (no game yet), "playing", "finished"."""
+        if self.in_game:
+            return "playing"
+        return "finished" if self.state is not None else "waiting"
+
+    @property
     def playing(self) -> bool:
         """In play proper (not before it), and not paused."""
         state = self.state

@@ -10,12 +10,41 @@ A table's snapshot for each viewer is built on the listing (``server.updates``).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
+from engine import Variant
 from server import messages
+from server.config import RoomConfig, TablePolicy
+from server.game_driver import GameDriver
+from server.presence import Presence
+from server.seating import SeatInfo, Seating
 
-if TYPE_CHECKING:
-    from server.tables import Table
+
+class Table(Protocol):
+    """What listing reads of a table (``server.tables.Table``)."""
+
+    id: str
+    room: RoomConfig
+    variant: Variant
+    options: dict[str, Any]  # the room's rule options with the table's changes
+    changes: dict[str, Any]
+    quick: bool
+    stand_ins: bool
+    creator: int | None
+    creator_name: str | None
+    creator_address: str | None
+    policy: TablePolicy
+    seating: Seating
+    presence: Presence
+    game: GameDriver
+
+    @property
+    def in_game(self) -> bool: ...
+
+    @property
+    def seats(self) -> list[SeatInfo]: ...
+
+    def players_by_user(self) -> dict[str, int]: ...
 
 
 @dataclass(frozen=True)
@@ -64,12 +93,6 @@ class LobbyEntry:
         )
 
 
-def status(table: Table) -> str:
-    if table.in_game:
-        return "playing"
-    return "finished" if table.game.state is not None else "waiting"
-
-
 def entry(table: Table) -> LobbyEntry:
     return LobbyEntry(
         listing=listing(table),
@@ -94,7 +117,7 @@ def listing(table: Table) -> dict[str, Any]:
         "rated": unrated_because(table) is None,
         "unrated_because": unrated_because(table),
         "quick": table.quick,
-        "status": status(table),
+        "status": table.game.status,
         "host": seating.host,
         "creator": table.creator_name,
         "spectators": table.presence.spectators(seating.seat_of),
@@ -115,7 +138,7 @@ def unrated_because(table: Table, shared: bool | None = None) -> str | None:
         return "bots"
     if shared is None:
         shared = table.game.shared if table.in_game else table.seating.shared()
-    if table.services.policy.shared_address_unrated and shared:
+    if table.policy.shared_address_unrated and shared:
         return "shared_address"
     return None
 

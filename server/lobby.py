@@ -21,12 +21,12 @@ from typing import Any
 from fastapi import APIRouter, HTTPException, Request
 
 from engine import VARIANTS, EngineError, MalformedInput, get_board, get_variant
-from server import adoption, messages
+from server import adoption, messages, table_commands
 from server.bot_driver import Think
 from server.broker import InMemoryBroker, Subscription
 from server.capabilities import capabilities
 from server.cluster import Cluster, LobbyHooks
-from server.config import RoomConfig
+from server.config import RoomConfig, TablePolicy
 from server.errors import TableError
 from server.keeping import Keeper, Unreadable
 from server.listing import LobbyEntry
@@ -34,7 +34,7 @@ from server.observability import Metrics
 from server.rooms import check_rooms, room_config, stored_rooms
 from server.store import Store
 from server.table_options import BadOption, kept_rules, table_rules
-from server.tables import Services, Table, TablePolicy
+from server.tables import Services, Table
 from server.tasks import cancel
 
 router = APIRouter(prefix="/api", tags=["lobby"])
@@ -332,7 +332,7 @@ class Lobby:
         table = self.tables.get(table_id)
         if table is None:
             raise TableError("no_table", f"no table {table_id!r}")
-        return await table.run(command, args)
+        return await table_commands.run(table, command, args)
 
     def seat_of(self, table_id: str, user_id: int) -> int | None:
         """The user's seat at a table, as the lobby last heard."""

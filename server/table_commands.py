@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import engine
 from engine import Event
@@ -19,9 +19,7 @@ from engine.bot import LEVELS
 from server import updates
 from server.errors import TableError
 from server.seating import SeatInfo
-
-if TYPE_CHECKING:
-    from server.tables import Table
+from server.tables import Table
 
 log = logging.getLogger("junqi")
 
@@ -250,3 +248,18 @@ COMMANDS: dict[str, Callable[..., Any]] = {
     "close_for": close_for,
     "snapshot": snapshot,
 }
+
+
+async def run(table: Table, command: str, args: dict[str, Any]) -> dict[str, Any]:
+    """Run one of ``COMMANDS`` with ``args`` (JSON values) in the table's actor; returns its
+    result and the table's version after it."""
+    handler = COMMANDS.get(command)
+    if handler is None:
+        raise TableError("bad_command", f"no table command {command!r}")
+    if not table.sure():  # it may be another process's table by now: the caller looks again
+        raise TableError("moved", "the table may be moving to another server; try again")
+
+    async def execute() -> Any:
+        return await handler(table, **args)
+
+    return {"result": await table.call(execute), "version": table.version}

@@ -21,16 +21,16 @@ import logging
 import secrets
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 import engine
 from engine import Event, GameState, Phase
-from server import adoption, listing, messages, table_commands, updates
+from server import listing, messages, updates
 from server.actor import Actor
 from server.bot_driver import BotDriver, Think
 from server.broker import InMemoryBroker
-from server.config import RoomConfig
+from server.config import RoomConfig, TablePolicy
 from server.errors import TableError
 from server.game_driver import GameDriver
 from server.keeping import Keeper, LeaseLost
@@ -47,25 +47,6 @@ T = TypeVar("T")
 log = logging.getLogger("junqi")
 
 
-@dataclass(frozen=True)
-class TablePolicy:
-    """How long tables and seats wait for people, and what counts as one person (the
-    settings' ``idle_table_seconds``, ``seat_grace_seconds``, ``tables_per_creator``,
-    ``tables_per_address``, ``lonely_table_seconds``, ``shared_address_unrated``)."""
-
-    idle_seconds: float = 120.0  # nobody seated and no game on: the table closes
-    seat_grace_seconds: float = 30.0  # between games, a seated player with no socket left
-    # keeps the seat this long (a reload), then stands up
-    tables_per_creator: int = 3  # tables one user may have open (play now apart)
-    tables_per_address: int = 3  # tables the users of one address may have open (play now apart)
-    lonely_seconds: float = 300.0  # no game on, and all seated are one person: the table closes
-    shared_address_unrated: bool = True  # seats sharing an address or a device play unrated
-
-    @property
-    def sweep_seconds(self) -> float:
-        return min(5.0, self.idle_seconds / 4, self.lonely_seconds / 4)
-
-
 @dataclass
 class Services:
     """What the tables of a process share."""
@@ -77,7 +58,7 @@ class Services:
     on_lost: Callable[[Table], None]  # another process took the table over
     think: Think | None = None  # a bot's decision, away from the event loop (``server.bot_driver``)
     metrics: Metrics | None = None
-    policy: TablePolicy = TablePolicy()
+    policy: TablePolicy = field(default_factory=TablePolicy)
 
 
 class Table:
@@ -86,6 +67,7 @@ class Table:
     ) -> None:
         self.id = table_id
         self.services = services
+        self.policy = services.policy
         self.room = room
         self.variant = engine.get_variant(room.variant)
         self.room_data = room.model_dump()  # as kept with a running game
@@ -147,7 +129,7 @@ class Table:
 
     @property
     def status(self) -> str:
-        return listing.status(self)
+        return self.game.status
 
     @property
     def epoch(self) -> int:
@@ -206,20 +188,6 @@ class Table:
 
     def spawn(self, command: Callable[[], Awaitable[Any]]) -> None:
         self.actor.spawn(command)
-
-    async def run(self, command: str, args: dict[str, Any]) -> dict[str, Any]:
-        """Run one of the gateway's commands (``server.table_commands``) with ``args`` (JSON
-        values) in the actor; returns its result and the table's version after it."""
-        handler = table_commands.COMMANDS.get(command)
-        if handler is None:
-            raise TableError("bad_command", f"no table command {command!r}")
-        if not self.sure():  # it may be another process's table by now: the caller looks again
-            raise TableError("moved", "the table may be moving to another server; try again")
-
-        async def execute() -> Any:
-            return await handler(self, **args)
-
-        return {"result": await self.call(execute), "version": self.version}
 
     def after_command(self) -> None:
         """Send what the command changed, and note who is left at the table."""
@@ -355,6 +323,29 @@ class Table:
 
     # --- restarts -----------------------------------------------------------------------------
 
+    def kept_data(self) -> dict[str, Any]:
+        """The table around its running game, as kept with it (JSON values): what a restart
+        or another process needs to take it back (``server.adoption``)."""
+        game, seating = self.game, self.seating
+        return {
+            "room": self.room_data,
+            "changes": self.changes,
+            "quick": self.quick,
+            "seats": [vars(info) for info in seating.seats],  # plain fields: JSON as they are
+            "host": seating.host,
+            "creator": self.creator,
+            "creator_name": self.creator_name,
+            "creator_address": self.creator_address,
+            "stand_in": self.stand_ins,
+            "game_id": game.game_id,
+            "players": game.players,
+            "stood_in": sorted(game.stood_in),
+            "shared": game.shared,
+            "version": self.version,
+            "seq": game.seq,
+            "saved_at": time.time(),
+        }
+
     async def persist(self) -> None:
         """Keep the running game and the table around it (with the events not kept yet), so
         that a restart or another process takes it back; raises ``LeaseLost`` if another
@@ -363,7 +354,7 @@ class Table:
         assert game.state is not None
         await self.services.keeper.save(
             self.id,
-            adoption.kept_data(self),
+            self.kept_data(),
             game.state,
             game.saved_actions,
             game.unkept_events(),
