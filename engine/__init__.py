@@ -5,7 +5,7 @@ bots and test suites rely on them::
 
     import engine
     board = engine.get_board("siguo")               # "siguo" | "liangguo" | "sanguo"
-    board.stations                                  # station ids, RULES.md §2.1 notation
+    board.stations                                  # station ids, docs/rules.md §2.1 notation
     board.station("0:62").kind                      # "post" | "camp" | "hq" | "centre"
     engine.destinations("siguo", {"0:51": (0, "engineer")}, "0:51")   # -> set of station ids
     engine.combat("engineer", "landmine")           # -> "attacker" | "defender" | "both"

@@ -1,4 +1,4 @@
-"""What a seat can infer about hidden enemy pieces from what it has seen (RULES.md §8 view).
+"""What a seat can infer about hidden enemy pieces from what it has seen (docs/rules.md §8 view).
 
 ``Beliefs`` follows the events a seat received (``Event.for_viewer``), in order, and keeps for
 every piece it cannot see the set of ranks still possible, with a weight for each:
@@ -65,7 +65,7 @@ class Guess:
 
 
 def layout_prior(variant: Variant, station: Station) -> dict[Rank, float]:
-    """The ranks that may stand on ``station`` at the start (RULES.md §5, §9), weighted by
+    """The ranks that may stand on ``station`` at the start (docs/rules.md §5, §9), weighted by
     the stock (dealt armies: any rank alike): the flag only in an HQ; in the standard armies
     landmines only in the last two rows (likelier than their share there, above all in an HQ),
     no bomb in the front row unless the rules allow and bombs likeliest in rows 2 and 3, and an
@@ -93,7 +93,7 @@ def layout_prior(variant: Variant, station: Station) -> dict[Rank, float]:
 
 def flags_known(view: Mapping[str, Any]) -> set[int]:
     """The seats whose flags the view shows (or which raised one): the rules show all of a
-    seat's flags at once (RULES.md §7, §9.2, §9.3), so no hidden piece of theirs is a flag."""
+    seat's flags at once (docs/rules.md §7, §9.2, §9.3), so no hidden piece of theirs is a flag."""
     shown = {p.get("seat") for p in view.get("pieces", []) if p.get("rank") == Rank.FLAG}
     raised = {s["seat"] for s in view.get("seats", []) if s.get("flag_raised") is not None}
     return {s for s in shown | raised if s is not None}
@@ -101,7 +101,7 @@ def flags_known(view: Mapping[str, Any]) -> set[int]:
 
 def own_flag_shown(view: Mapping[str, Any]) -> bool:
     """Whether the other seats know where the viewer's flag is: it raised one, or it has a flag
-    and the rules show it: 三打一's idle seats from the start (RULES.md §9.3 step 7), elsewhere
+    and the rules show it: 三打一's idle seats from the start (docs/rules.md §9.3 step 7), elsewhere
     once its last 司令 has died, where that shows the flag (§7, §9.2 step 5). The view shows the
     viewer its own flag either way, so it is read from the rules and the 司令."""
     seat = view["viewer"]

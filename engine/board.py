@@ -1,8 +1,8 @@
-"""Boards as data: stations, road and rail edges, straight rail lines (RULES.md §2).
+"""Boards as data: stations, road and rail edges, straight rail lines (docs/rules.md §2).
 
-Every board is built from the same arm (RULES.md §2.2) plus a centre. The rail network is exactly
-the union of the straight rail lines' consecutive pairs, so a board is defined by its arms, its
-centre stations and its lines; everything else is derived and checked here.
+Every board is built from the same arm (docs/rules.md §2.2) plus a centre. The rail network is
+exactly the union of the straight rail lines' consecutive pairs, so a board is defined by its arms,
+its centre stations and its lines; everything else is derived and checked here.
 
 Station indices double as bit positions in the integer masks the movement code uses. They follow
 an order in which as many straight lines as possible run monotonically (see ``_monotone_order``),
@@ -264,7 +264,7 @@ BACKWARD = range(1, 6)  # rows 1 → 5, away from the front
 
 
 def _build_siguo() -> Board:
-    """四国: four arms clockwise (S, W, N, E) around a 3×3 rail centre; RULES.md §2.3."""
+    """四国: four arms clockwise (S, W, N, E) around a 3×3 rail centre; docs/rules.md §2.3."""
     b = _Builder("siguo", 4)
     to_world: list[LocalToXY] = [
         lambda r, c: (5 + c, 10 + r),
@@ -291,7 +291,7 @@ def _build_siguo() -> Board:
 
 
 def _build_liangguo() -> Board:
-    """二人: two arms facing each other across the mountain line; RULES.md §2.4."""
+    """二人: two arms facing each other across the mountain line; docs/rules.md §2.4."""
     b = _Builder("liangguo", 2)
     b.arm(0, lambda r, c: (c - 1, 6 + r))
     b.arm(1, lambda r, c: (5 - c, 6 - r))
@@ -304,7 +304,7 @@ def _build_liangguo() -> Board:
 
 
 def _build_sanguo() -> Board:
-    """三国: three arms at 120° around a hexagonal 7-station centre; RULES.md §2.5."""
+    """三国: three arms at 120° around a hexagonal 7-station centre; docs/rules.md §2.5."""
     b = _Builder("sanguo", 3)
     front = 3.5  # distance from the hub to the front rows, in arm units
 

@@ -1,4 +1,4 @@
-"""Combat: who survives when a piece attacks another (RULES.md §4)."""
+"""Combat: who survives when a piece attacks another (docs/rules.md §4)."""
 
 from __future__ import annotations
 
@@ -17,14 +17,14 @@ class Outcome(StrEnum):
     BOTH = "both"  # both removed
 
 
-# A missile beats 营长 and below and trades with 团长 and above (RULES.md §4 step 5).
+# A missile beats 营长 and below and trades with 团长 and above (docs/rules.md §4 step 5).
 _MISSILE_BEATS_UP_TO = OFFICER_STRENGTH[Rank.MAJOR]
 
 
 def combat(
     attacker: str, defender: str, *, mine_trades: bool = False, bomb_takes_flag: bool = False
 ) -> Outcome:
-    """The outcome of ``attacker`` moving onto ``defender`` (RULES.md §4 steps 1-6).
+    """The outcome of ``attacker`` moving onto ``defender`` (docs/rules.md §4 steps 1-6).
 
     ``hq_dig`` (step 0) depends on the defender's station: see ``resolve_combat``.
     """
@@ -82,7 +82,7 @@ def _combat(attacker: Rank, defender: Rank, mine_trades: bool, bomb_takes_flag: 
 
 def scouting_reveals(attacker: Rank, defender: Rank, outcome: Outcome) -> bool:
     """Whether 工兵侦察 reveals the defender: an engineer attacked an officer, engineer or
-    missile and was removed (RULES.md §4, option ``engineer_scouting``)."""
+    missile and was removed (docs/rules.md §4, option ``engineer_scouting``)."""
     return (
         attacker == Rank.ENGINEER
         and outcome != Outcome.ATTACKER

@@ -46,7 +46,8 @@ def standard_armies(count: int) -> list[DealtPiece]:
 
 @dataclass(frozen=True, slots=True)
 class LuanzhanDeal:
-    """乱战四国 (RULES.md §9.2 step 1): ``hands[c]`` (24 pieces) goes with colour c's engineer."""
+    """乱战四国 (docs/rules.md §9.2 step 1): ``hands[c]`` (24 pieces) goes with colour c's
+    engineer."""
 
     number: int
     hands: tuple[tuple[DealtPiece, ...], ...]
@@ -70,13 +71,13 @@ SANDAYI_EXTRAS: tuple[DealtPiece, ...] = (
     (Rank.FORTRESS, None),
     (Rank.MISSILE, None),
 )
-IDLE_LIEUTENANTS = 5  # each idle player's extra 排长 (RULES.md §9.3 step 4)
+IDLE_LIEUTENANTS = 5  # each idle player's extra 排长 (docs/rules.md §9.3 step 4)
 BANKER_KEEPS = 19  # of the 23 bottom pieces
 
 
 @dataclass(frozen=True, slots=True)
 class SandayiDeal:
-    """三打一 (RULES.md §9.3 steps 2 and 4): four hands of 20, a bottom of 23 (the 20 other
+    """三打一 (docs/rules.md §9.3 steps 2 and 4): four hands of 20, a bottom of 23 (the 20 other
     standard pieces and the three specials), of which the banker gets ``kept`` (19)."""
 
     number: int
@@ -95,7 +96,8 @@ def deal_sandayi(seed: str, number: int = 0) -> SandayiDeal:
 
 
 def deal_fanqi(seed: str, stations: Sequence[str]) -> dict[str, DealtPiece]:
-    """翻棋 (RULES.md §9.6): the 50 pieces of two armies face-down at random on ``stations``."""
+    """翻棋 (docs/rules.md §9.6): the 50 pieces of two armies face-down at random on
+    ``stations``."""
     pieces = standard_armies(2)
     if len(stations) != len(pieces):
         raise MalformedInput(f"翻棋 needs {len(pieces)} stations, not {len(stations)}")

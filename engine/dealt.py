@@ -1,5 +1,5 @@
 """What the dealt variants (乱战, 三打一) share: hands sent to their owners and kept in the view,
-layouts checked against the hand, decisions due by a deadline (RULES.md §9.2, §9.3)."""
+layouts checked against the hand, decisions due by a deadline (docs/rules.md §9.2, §9.3)."""
 
 from __future__ import annotations
 

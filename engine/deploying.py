@@ -1,4 +1,4 @@
-"""Deployment and the start of play (RULES.md §5): drafts and confirmed layouts, the deadline
+"""Deployment and the start of play (docs/rules.md §5): drafts and confirmed layouts, the deadline
 that completes every unconfirmed one (``auto_layout``), and the board they make when play
 begins."""
 

@@ -1,4 +1,4 @@
-"""Deployment 布阵: layout validation and the automatic layout generator (RULES.md §5).
+"""Deployment 布阵: layout validation and the automatic layout generator (docs/rules.md §5).
 
 A layout is ``{station id: rank key}`` for one seat's arm (a dealt piece's colour may be chosen
 with ``rank/army``). Validation returns every problem at once, each with a stable code and the
@@ -64,7 +64,7 @@ _MISPLACED = {
     Rank.LANDMINE: ProblemCode.LANDMINE_OUTSIDE_BACK_ROWS,
     Rank.BOMB: ProblemCode.BOMB_IN_FRONT_ROW,
 }
-MINE_FREE_ROWS = 5  # RULES.md §9.2 step 3: with n > 5 landmines, n - 5 may stand in row 4
+MINE_FREE_ROWS = 5  # docs/rules.md §9.2 step 3: with n > 5 landmines, n - 5 may stand in row 4
 
 
 def split_key(value: str) -> tuple[Rank, int | None]:
@@ -77,7 +77,7 @@ def split_key(value: str) -> tuple[Rank, int | None]:
 
 @dataclass(frozen=True, slots=True)
 class _Plan:
-    """What one seat deploys and where (RULES.md §5, §9.2 step 3, §9.3 step 5)."""
+    """What one seat deploys and where (docs/rules.md §5, §9.2 step 3, §9.3 step 5)."""
 
     variant: Variant
     seat: int

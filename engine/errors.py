@@ -20,7 +20,8 @@ class NotYourTurn(IllegalAction):
 
 
 class GamePaused(IllegalAction):
-    """An action other than resuming or escaping while play is paused (三打一, RULES.md §9.3)."""
+    """An action other than resuming or escaping while play is paused (三打一, docs/rules.md
+    §9.3)."""
 
 
 class IllegalLayout(IllegalAction):

@@ -1,4 +1,4 @@
-"""翻棋 (RULES.md §9.6): face-down pieces, flips, colours given by the first engineer, the flag
+"""翻棋 (docs/rules.md §9.6): face-down pieces, flips, colours given by the first engineer, the flag
 carry, and the ways a 翻棋 game is won.
 
 The game starts in play with the 50 pieces of two armies face down at random. In a 翻棋 position
@@ -82,7 +82,7 @@ def colour_of(g: GameLike, seat: int) -> int | None:
 def moves(g: GameLike, seat: int) -> dict[int, int]:
     """翻棋 moves of ``seat``: face-up own pieces, never onto face-down pieces, no HQ lock;
     and the flag carry: the smallest officer may step onto its own flag once the player's
-    engineers have dug all three enemy landmines (RULES.md §9.6)."""
+    engineers have dug all three enemy landmines (docs/rules.md §9.6)."""
     colour = colour_of(g, seat)
     if colour is None:
         return {}
@@ -143,7 +143,7 @@ def flip(g: WorkingGame, a: Flip) -> None:
 
 
 def outs(g: GameLike, seat: int) -> list[Out]:
-    """The ways a 翻棋 game ends (RULES.md §9.6) after ``seat`` acted: the flag carried into an
+    """The ways a 翻棋 game ends (docs/rules.md §9.6) after ``seat`` acted: the flag carried into an
     enemy HQ, or the opponent left without a movable piece (checked for the opponent first, as
     in 先攻先胜, then for ``seat``)."""
     pos, flip = g.position, g.flip

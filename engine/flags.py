@@ -1,4 +1,4 @@
-"""Flags (RULES.md §7, §9.2 step 5): shown to everyone when the last 司令 dies or a variant
+"""Flags (docs/rules.md §7, §9.2 step 5): shown to everyone when the last 司令 dies or a variant
 shows them at the start, watched for capture (``FlagWatch``: one flag, two, none and either HQ,
 or the flag raised), and raised by a dealt army without one (乱战, 三打一) once its last 司令 is
 dead."""
@@ -46,7 +46,7 @@ class Flags(Working):
 
     def last_marshal_check(self, seat: int, now: float) -> None:
         """After a 司令 died: reveal the flags if it was the last; with no flag, the player
-        now raises one (RULES.md §7, §9.2 step 5)."""
+        now raises one (docs/rules.md §7, §9.2 step 5)."""
         if self.pos.count(seat, Rank.FIELD_MARSHAL):
             return
         if self.rules.marshal_death_reveals_flag:

@@ -1,4 +1,4 @@
-"""The game state machine (RULES.md §5-§9): dealing → deploying → playing → finished.
+"""The game state machine (docs/rules.md §5-§9): dealing → deploying → playing → finished.
 
 ``new_game`` makes a state (``engine.state``), ``apply(state, action)`` returns the next state and
 the events that happened. States are immutable; ``apply`` works on a mutable working copy

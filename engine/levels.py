@@ -1,4 +1,4 @@
-"""Levels: titles by points and the stake of a table (RULES.md §10)."""
+"""Levels: titles by points and the stake of a table (docs/rules.md §10)."""
 
 from __future__ import annotations
 
@@ -44,7 +44,7 @@ _TABLE = [
     ("军长", 6350),
     ("司令", 12750),
 ]
-# the 6/6/6 stage split is a decision of RULES.md §10
+# the 6/6/6 stage split is a decision of docs/rules.md §10
 TITLES = tuple(
     Title(n + 1, name, points, list(Stage)[n // 6]) for n, (name, points) in enumerate(_TABLE)
 )

@@ -1,4 +1,5 @@
-"""乱战四国 (RULES.md §9.2): the colour pick, the hands, the redeal, and flags shown at the start.
+"""乱战四国 (docs/rules.md §9.2): the colour pick, the hands, the redeal, and flags shown at the
+start.
 
 Picking → redealing → deploying → playing. In reverse turn order each player picks an engineer's
 colour (the host gets the last); each seat's hand follows from the colour and is sent to it

@@ -1,4 +1,4 @@
-"""Movement: where a piece may go (RULES.md §3), on integer bitsets.
+"""Movement: where a piece may go (docs/rules.md §3), on integer bitsets.
 
 Bit ``i`` stands for the station with index ``i``. Per board we precompute, for every station:
 its one-step neighbours, its rail neighbours, and its rail *rays* (the stations met when sliding

@@ -1,4 +1,4 @@
-"""What a seat may offer in play: a draw, or its surrender (RULES.md §6.3, §6.4).
+"""What a seat may offer in play: a draw, or its surrender (docs/rules.md §6.3, §6.4).
 
 The actions refuse with these reasons (``engine.proposals``), and views tell each seat what it may
 offer (``engine.views``), so that a client offers only what the engine would take. Each check

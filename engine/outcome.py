@@ -1,4 +1,4 @@
-"""Game results and scoring (RULES.md §7, §9.4, §10, §11).
+"""Game results and scoring (docs/rules.md §7, §9.4, §10, §11).
 
 The engine says who won, lost, drew or escaped, who eliminated whom, how many moves each seat
 made, and the points each seat gets in the variant's unit: stakes (四国, 二人: the platform
@@ -26,7 +26,7 @@ class EliminationReason(StrEnum):
 
 @dataclass(frozen=True, slots=True)
 class Elimination:
-    """How a seat went out: why, by whom (the victor of RULES.md §7, if any), in what order."""
+    """How a seat went out: why, by whom (the victor of docs/rules.md §7, if any), in what order."""
 
     reason: EliminationReason
     victor: int | None
@@ -44,7 +44,7 @@ class Elimination:
 
 class EndReason(StrEnum):
     ELIMINATION = "elimination"  # one side is left
-    ESCAPE = "escape"  # an escape ended the game (RULES.md §11)
+    ESCAPE = "escape"  # an escape ended the game (docs/rules.md §11)
     NO_CAPTURE = "no_capture"  # no_capture_plies moves without combat: draw
     MOVE_LIMIT = "move_limit"  # max_total_moves reached: draw
     AGREEMENT = "agreement"  # draw by agreement
@@ -64,7 +64,7 @@ class SeatOutcome(StrEnum):
 
 
 class PointsUnit(StrEnum):
-    STAKE = "stake"  # multiply by the table's stake (RULES.md §10)
+    STAKE = "stake"  # multiply by the table's stake (docs/rules.md §10)
     RAW = "raw"  # already points (三国 X/Y/Z)
 
 
@@ -125,7 +125,7 @@ def score(
         table = [_stake_points(s, eliminations[s], reason, winners) for s in seats]
     escapers = {s for s, e in enumerate(eliminations) if e and e.reason == EliminationReason.ESCAPE}
     if rules.escape_rule == EscapeRule.LIANZHONG and reason == EndReason.ESCAPE:
-        # 乱战: the escaper's partner scores nothing either way [decision of RULES.md §11]
+        # 乱战: the escaper's partner scores nothing either way [decision of docs/rules.md §11]
         for s in seats:
             if s not in escapers and any(teams[s] == teams[e] for e in escapers):
                 table[s] = 0
@@ -151,7 +151,7 @@ def score(
     return GameResult(reason, tuple(sorted(winners)), tuple(results), unit)
 
 
-ESCAPE_STAKES = 2  # an escaper always loses twice the stake (RULES.md §11)
+ESCAPE_STAKES = 2  # an escaper always loses twice the stake (docs/rules.md §11)
 
 
 def _stake_points(
@@ -170,7 +170,7 @@ def _sanguo_points(
     reason: EndReason,
     winners: Sequence[int],
 ) -> list[int]:
-    """三国 (RULES.md §9.4): first loser -X and its victor +X, second loser -Y, survivor +Z;
+    """三国 (docs/rules.md §9.4): first loser -X and its victor +X, second loser -Y, survivor +Z;
     an escaper -Z, after which the two left play a duel for ±X (one left: nothing more)."""
     x, y, z = rules.score_x, rules.score_y, rules.score_z
     points = [0] * len(eliminations)

@@ -1,4 +1,4 @@
-"""Pieces: stable rank keys, their Chinese names, order and armies (RULES.md §1)."""
+"""Pieces: stable rank keys, their Chinese names, order and armies (docs/rules.md §1)."""
 
 from __future__ import annotations
 
@@ -96,7 +96,7 @@ OFFICER_STRENGTH: Mapping[Rank, int] = MappingProxyType(
 
 IMMOBILE_RANKS = frozenset({Rank.LANDMINE, Rank.FLAG, Rank.FORTRESS})
 MOBILE_RANKS = frozenset(Rank) - IMMOBILE_RANKS
-# Pieces that fly over the rail network with turns (RULES.md §3.3).
+# Pieces that fly over the rail network with turns (docs/rules.md §3.3).
 RAIL_FLYERS = frozenset({Rank.ENGINEER, Rank.MISSILE})
 
 STANDARD_ARMY: Mapping[Rank, int] = MappingProxyType(

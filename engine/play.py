@@ -1,4 +1,4 @@
-"""A move in play (RULES.md §3, §4, §7): its checks, the fight it starts and the fight's
+"""A move in play (docs/rules.md §3, §4, §7): its checks, the fight it starts and the fight's
 aftermath — scouting, flags and HQs taken, a 司令's death, sides left without a piece that can
 move (先攻先胜)."""
 
@@ -122,7 +122,7 @@ class Play(Flags, Turns):
         for piece in removed:
             if piece.rank == Rank.FIELD_MARSHAL and self.alive(piece.seat):
                 self.last_marshal_check(piece.seat, now)
-        # 先攻先胜 / RULES.md §7: the defender's side goes out first; if that ends the game,
+        # 先攻先胜 / docs/rules.md §7: the defender's side goes out first; if that ends the game,
         # the attacker wins even when it has nothing left either.
         for loser, victor in ((defender.seat, seat), (seat, defender.seat)):
             if self.phase != Phase.PLAYING or not self.alive(loser):

@@ -73,7 +73,8 @@ class Position:
         return [(i, p) for i, p in enumerate(self.cells) if p is not None]
 
     def has_live_pieces(self, seat: int) -> bool:
-        """Whether ``seat`` has a piece that is not a landmine, flag or fortress (RULES.md §7)."""
+        """Whether ``seat`` has a piece that is not a landmine, flag or fortress
+        (docs/rules.md §7)."""
         return bool(self.seat_masks[seat] & self.mobile)
 
     def pieces(self) -> dict[str, Piece]:
@@ -93,9 +94,9 @@ class Position:
     def with_move(self, origin: str, target: str, outcome: Outcome | None = None) -> Position:
         """The position after the piece on ``origin`` moves to ``target``.
 
-        ``outcome`` is the combat result when ``target`` is occupied (RULES.md §4): ``attacker``
-        (defender removed, attacker moves in), ``defender`` (attacker removed) or ``both``.
-        Legality is the caller's business (see ``engine.movement``).
+        ``outcome`` is the combat result when ``target`` is occupied (docs/rules.md §4):
+        ``attacker`` (defender removed, attacker moves in), ``defender`` (attacker removed) or
+        ``both``. Legality is the caller's business (see ``engine.movement``).
         """
         board = self.board
         o, t = board.station(origin).index, board.station(target).index
@@ -131,7 +132,8 @@ class Position:
         return Position(board, tuple(cells), occupied, tuple(masks), mobile, flyers)
 
     def without_seat(self, seat: int) -> Position:
-        """The position with every piece of ``seat`` removed (an eliminated player, RULES §7)."""
+        """The position with every piece of ``seat`` removed (an eliminated player,
+        docs/rules.md §7)."""
         cells = tuple(None if p is not None and p.seat == seat else p for p in self.cells)
         return Position.from_cells(self.board, cells)
 

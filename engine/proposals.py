@@ -1,4 +1,4 @@
-"""Ways out of a game off the board (RULES.md §6.3, §6.4, §11): draw proposals and their
+"""Ways out of a game off the board (docs/rules.md §6.3, §6.4, §11): draw proposals and their
 answers, surrender (a proposal to the partners where the rules say so) and escape. What a seat
 may offer is checked by ``engine.offers``, which views show too."""
 
@@ -24,7 +24,7 @@ class Proposals(Turns):
             raise IllegalAction(why)
         self.use_proposal(a.seat)
         # every other player still in the game must agree; one out of it (eliminated, or an
-        # escaper gone for good) has no say [decision, docs/engine.md]
+        # escaper gone for good) has no say [decision, docs/rules.md §6.3]
         waiting = frozenset(s for s in range(len(self.seats)) if s != a.seat and self.alive(s))
         self.proposal = Proposal("draw", a.seat, waiting)
         self.emit("proposal", proposal="draw", seat=a.seat, waiting=sorted(waiting))

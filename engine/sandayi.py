@@ -1,4 +1,4 @@
-"""三打一 (RULES.md §9.3): the bidding, the banker's contract, its flags and its score.
+"""三打一 (docs/rules.md §9.3): the bidding, the banker's contract, its flags and its score.
 
 Bidding → deploying → playing. Bids go round from a first bidder who rotates with every deal; the
 highest bidder becomes the banker (all on one side against it), takes most of the bottom and
@@ -139,7 +139,7 @@ def points(
     banker: int,
     contract: int,
 ) -> list[int]:
-    """三打一's points (RULES.md §9.3 step 9), in stakes B: the banker wins or loses 3N, each
+    """三打一's points (docs/rules.md §9.3 step 9), in stakes B: the banker wins or loses 3N, each
     idle N; the draw table depends on the contract and how many idle players are out; an
     escaper loses 2 more (§9.3 step 10)."""
     n = contract

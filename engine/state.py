@@ -1,4 +1,4 @@
-"""The game's state: immutable records of everything a game is at one moment (RULES.md §5-§9).
+"""The game's state: immutable records of everything a game is at one moment (docs/rules.md §5-§9).
 
 ``engine.game`` moves from one ``GameState`` to the next; nothing here changes anything.
 """
@@ -32,7 +32,7 @@ class Phase(StrEnum):
 
 @dataclass(frozen=True, slots=True)
 class SeatState:
-    skips: int = 0  # forfeited turns: timeouts and forced skips (RULES.md §6.2)
+    skips: int = 0  # forfeited turns: timeouts and forced skips (docs/rules.md §6.2)
     timeouts: int = 0
     moves: int = 0
     proposals: int = 0  # draw proposals (三打一: and surrender requests) made
@@ -100,7 +100,7 @@ class DealState:
 
 @dataclass(frozen=True, slots=True)
 class FlagWatch:
-    """How a seat can lose by its flag (RULES.md §7, §9.2 step 5): the flags it started with,
+    """How a seat can lose by its flag (docs/rules.md §7, §9.2 step 5): the flags it started with,
     its HQs and which of them the enemy took, and the flag raised after the last 司令 died."""
 
     flags: frozenset[int] = frozenset()  # stations holding the seat's flags at the start

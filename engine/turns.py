@@ -1,4 +1,4 @@
-"""Turns, clocks and skips (RULES.md §6, §11): the seat to move and its deadline, seats skipped
+"""Turns, clocks and skips (docs/rules.md §6, §11): the seat to move and its deadline, seats skipped
 for want of a legal move or a clock run out, the skip limit and escapes, the draw limits, and
 play standing still while paused."""
 
@@ -85,7 +85,7 @@ class Turns(Working):
             self.begin_turn(self.next_seat(seat), now)
 
     def declare_escape(self, seat: int, now: float) -> None:
-        """逃跑 (RULES.md §11): out at once, then the variant's escape rule."""
+        """逃跑 (docs/rules.md §11): out at once, then the variant's escape rule."""
         self.eliminate(seat, EliminationReason.ESCAPE, None, decide=False)
         team = self.teams[seat]
         opponents = tuple(s for s, t in enumerate(self.teams) if t != team)
@@ -96,7 +96,7 @@ class Turns(Working):
         elif rule == EscapeRule.LIANZHONG:
             # the game ends; the opponents win only after 15 full rounds, counted by the
             # escaper's own turns (moves and skips): seats out of the game and skipped turns
-            # must not stretch them (RULES.md §11)
+            # must not stretch them (docs/rules.md §11)
             turns = self.seats[seat].moves + self.seats[seat].skips
             self.finish(EndReason.ESCAPE, opponents if turns >= LIANZHONG_ROUNDS else ())
         elif (winners := self.decided()) is not None:

@@ -1,8 +1,8 @@
-"""Variants: which board, which teams, which armies and which rule options (RULES.md §9).
+"""Variants: which board, which teams, which armies and which rule options (docs/rules.md §9).
 
-A variant is data. Every *(option)* of RULES.md is a field of ``RuleOptions`` with the variant's
-default; a table overrides them with ``Variant.rules_with`` (checked, typed), which keeps the
-options the variant fixes (``Variant.fixed``).
+A variant is data. Every *(option)* of docs/rules.md is a field of ``RuleOptions`` with the
+variant's default; a table overrides them with ``Variant.rules_with`` (checked, typed), which keeps
+the options the variant fixes (``Variant.fixed``).
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from engine.pieces import STANDARD_ARMY, Rank
 
 
 class Scouting(StrEnum):
-    """Who sees a rank revealed by 工兵侦察 (RULES.md §4)."""
+    """Who sees a rank revealed by 工兵侦察 (docs/rules.md §4)."""
 
     OFF = "off"
     ALL = "all"  # every player (seed 001)
@@ -29,7 +29,7 @@ class Scouting(StrEnum):
 
 
 class Information(StrEnum):
-    """What players see of each other's ranks (RULES.md §8)."""
+    """What players see of each other's ranks (docs/rules.md §8)."""
 
     HIDDEN = "hidden"  # 暗棋
     PARTNERS_OPEN = "partners_open"  # 双明: partners see each other's ranks
@@ -42,7 +42,7 @@ class TurnDirection(StrEnum):
 
 
 class EscapeRule(StrEnum):
-    """How an escape (逃跑) is scored for the others (RULES.md §11, §9.3, §9.4)."""
+    """How an escape (逃跑) is scored for the others (docs/rules.md §11, §9.3, §9.4)."""
 
     QQ = "qq"  # opponents win only if the escaper's side is now out; else nobody else scores
     LIANZHONG = "lianzhong"  # 乱战: opponents win after 15 full rounds
@@ -52,7 +52,7 @@ class EscapeRule(StrEnum):
 
 @dataclass(frozen=True, slots=True)
 class MovementRules:
-    """The rule options movement follows (RULES.md §3): one small object that move generation,
+    """The rule options movement follows (docs/rules.md §3): one small object that move generation,
     the search and the bots take whole (``RuleOptions.movement``), so that a new movement option
     is a field here and in ``RuleOptions`` and nothing more."""
 
@@ -64,7 +64,7 @@ STANDARD_MOVEMENT = MovementRules()  # the standard game's: what callers that pa
 
 @dataclass(frozen=True, slots=True)
 class RuleOptions:
-    """Every per-table rule option of RULES.md, with the default of the standard game."""
+    """Every per-table rule option of docs/rules.md, with the default of the standard game."""
 
     # combat (§4)
     mine_trades: bool = False  # any non-engineer hitting a landmine dies with it
@@ -177,7 +177,7 @@ class Variant:
     army: Mapping[Rank, int] = field(default_factory=lambda: STANDARD_ARMY)
     dealing: Dealing = None  # how armies are dealt; None: every seat gets the standard army
     # options that are rules of the variant: it plays them at its own value whatever a table or
-    # a record asks (翻棋's blocked_is_defeat, RULES.md §9.6: its records from before that was
+    # a record asks (翻棋's blocked_is_defeat, docs/rules.md §9.6: its records from before that was
     # an option hold false, which the engine of the time ignored for 翻棋)
     fixed: frozenset[str] = frozenset()
 

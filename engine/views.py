@@ -1,4 +1,5 @@
-"""Views: exactly what a seat, or a spectator (``viewer=None``), may know of a game (RULES.md §8).
+"""Views: exactly what a seat, or a spectator (``viewer=None``), may know of a game (docs/rules.md
+§8).
 
 ``view`` returns JSON-ready data. Ranks appear only where ``rank_audience`` lets the viewer see
 them; hands, drafts and redeal eligibility only to their owner; in play each seat learns what it

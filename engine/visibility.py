@@ -1,4 +1,4 @@
-"""Who sees what (RULES.md §8): which seats may see the rank of each piece.
+"""Who sees what (docs/rules.md §8): which seats may see the rank of each piece.
 
 A rank is everyone's once the game is over or in 明棋; otherwise its owner's, its partners' in
 双明, and whoever the rules showed it to (``Reveals``: shown flags, scouting). A game played face

@@ -162,7 +162,7 @@ class Working:
         if self.watches and self.watches[seat].raise_by is not None:
             self.watches[seat] = dataclasses.replace(self.watches[seat], raise_by=None)
         mine = None if self.position is None else self.book.piece_seat(self, seat)
-        if mine is not None:  # its pieces leave (RULES.md §7)
+        if mine is not None:  # its pieces leave (docs/rules.md §7)
             gone = {i for i, p in self.pos.indexed() if p.seat == mine}
             self.position = self.pos.without_seat(mine)
             self.reveals = self.reveals.without(gone)

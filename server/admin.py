@@ -1,4 +1,4 @@
-"""Admin REST under /admin (RULES.md §11): look at users, live tables, games and the audit log;
+"""Admin REST under /admin (docs/rules.md §11): look at users, live tables, games and the audit log;
 kick, dissolve a game, take points, ban and mute (the rooms' routes: ``server.admin_rooms``).
 
 Every route needs an admin's bearer token (none or a bad one: 401; not an admin: 403). Every

@@ -117,7 +117,8 @@ class Token(Base):
 
 
 class Standing(Base):
-    """A user's points and record in one variant (each variant has its own ladder, RULES §10)."""
+    """A user's points and record in one variant (each variant has its own ladder, docs/rules.md
+    §10)."""
 
     __tablename__ = "standings"
 
@@ -205,7 +206,7 @@ class SavedLayout(Base):
 
 
 class EscapeRecord(Base):
-    """An escape from a scored game (RULES.md §11), remembered for the escape bans."""
+    """An escape from a scored game (docs/rules.md §11), remembered for the escape bans."""
 
     __tablename__ = "escapes"
 

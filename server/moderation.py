@@ -1,4 +1,4 @@
-"""Moderation (RULES.md §11): kicks, dissolved games, bans, mutes and point penalties.
+"""Moderation (docs/rules.md §11): kicks, dissolved games, bans, mutes and point penalties.
 
 Admins do all of it over REST (``server.admin``); a room owner (室主) kicks and dissolves at the
 tables of their room over the socket (``server.realtime``). Both come through here, so that every

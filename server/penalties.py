@@ -1,4 +1,4 @@
-"""Escape penalties beyond points (RULES.md §11): repeat escapers are kept from the tables.
+"""Escape penalties beyond points (docs/rules.md §11): repeat escapers are kept from the tables.
 
 Every escape (leaving a running game, not coming back within the grace period, reaching the skip
 limit, or a kick with penalty) is stored as an ``EscapeRecord`` when its game is scored. Escapes

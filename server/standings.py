@@ -1,7 +1,7 @@
 """Profiles, leaderboards, each player's scored games and escape standing (REST).
 
-Points are kept per user per variant (RULES.md §10); the overall board ranks by the sum over the
-variants. Guests play, but only registered players are ranked.
+Points are kept per user per variant (docs/rules.md §10); the overall board ranks by the sum over
+the variants. Guests play, but only registered players are ranked.
 """
 
 from __future__ import annotations

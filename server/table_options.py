@@ -40,7 +40,7 @@ ROOM_MOST = 100_000  # any other whole number
 
 # The platform's rules for every room, under the room's own options (an operator may still set
 # them otherwise): whoever lets the clock run out to the skip limit has left the game, an escape
-# in every variant, as a closed page is (docs/engine.md, "Leaving a game"). The standard game
+# in every variant, as a closed page is (docs/rules.md §11). The standard game
 # makes it one in 乱战 only; forced skips (no legal move) never are.
 PLATFORM_RULES: dict[str, Any] = {"timeouts_are_escape": True}
 

@@ -1,4 +1,5 @@
-"""An independent reading of RULES.md §8: which ranks a viewer may see, to audit views and events.
+"""An independent reading of docs/rules.md §8: which ranks a viewer may see, to audit views and
+events.
 
 ``Knowledge`` follows a game action by action from the true state and keeps its own record of
 scouting reveals; it shares no code with the engine's reveal bookkeeping. The few public facts it

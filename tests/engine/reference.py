@@ -1,4 +1,4 @@
-"""A slow, direct reading of RULES.md §3 to check the fast bitset move generator against.
+"""A slow, direct reading of docs/rules.md §3 to check the fast bitset move generator against.
 
 It walks the board's public data (edges and straight lines) station by station and shares no
 code with ``engine.movement``.

@@ -1,4 +1,4 @@
-"""Boards (RULES.md §2): counts, ids, kinds, edges, straight lines and drawing coordinates."""
+"""Boards (docs/rules.md §2): counts, ids, kinds, edges, straight lines and drawing coordinates."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import pytest
 import engine
 from engine.board import ARM_CAMPS, ARM_HQS
 
-# (stations, rail stations, rail edges, road edges, straight lines): RULES.md §2.3-§2.5
+# (stations, rail stations, rail edges, road edges, straight lines): docs/rules.md §2.3-§2.5
 COUNTS = {
     "siguo": (129, 73, 92, 196, 18),
     "liangguo": (60, 32, 35, 98, 7),
@@ -48,7 +48,7 @@ def test_every_arm_is_the_standard_arm(key: str) -> None:
             assert (st.kind == "hq") == ((st.row, st.col) in ARM_HQS)
             assert st.rail == (st.row <= 5 and (st.row in (1, 5) or st.col in (1, 5)))
         inside = {frozenset(e) for e in board.road_edges if set(e) <= set(arm)}
-        assert len(inside) == 49  # RULES.md §2.2
+        assert len(inside) == 49  # docs/rules.md §2.2
         ring = {frozenset(e) for e in board.rail_edges if set(e) <= set(arm)}
         assert len(ring) == 16
 
@@ -120,7 +120,7 @@ def test_siguo_world_coordinates() -> None:
     assert board.station("c:11").xy == (6, 6)
     assert board.station("c:22").xy == (8, 8)
     assert board.station("c:33").xy == (10, 10)
-    # RULES.md §2.3: the arcs join (6,11)-(5,10), (5,6)-(6,5), (10,5)-(11,6), (11,10)-(10,11)
+    # docs/rules.md §2.3: the arcs join (6,11)-(5,10), (5,6)-(6,5), (10,5)-(11,6), (11,10)-(10,11)
     ends = [(board.station(a).xy, board.station(b).xy) for a, b in SIGUO_ARCS]
     assert ends == [
         ((6, 11), (5, 10)),

@@ -1,4 +1,4 @@
-"""Combat (RULES.md §4): the full matrix and every option."""
+"""Combat (docs/rules.md §4): the full matrix and every option."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import engine
 from engine import Outcome, Rank
 
 # Rows: attacker; columns: defender. A = attacker wins, D = defender wins, B = both removed.
-# Default options: mine_trades off, bomb_takes_flag off. Worked out from RULES.md §4 by hand.
+# Default options: mine_trades off, bomb_takes_flag off. Worked out from docs/rules.md §4 by hand.
 COLUMNS = "SM FM GE MG BR CO MA CA LI EN LM BO FL MI FO"
 MATRIX = """
 SM  B  A  A  A  A  A  A  A  A  A  D  B  A  B  D

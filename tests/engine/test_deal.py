@@ -1,4 +1,4 @@
-"""Provably fair deals (RULES.md §9.2 step 1, §9.3 step 2, §9.6): commitments, composition,
+"""Provably fair deals (docs/rules.md §9.2 step 1, §9.3 step 2, §9.6): commitments, composition,
 determinism, and that anyone holding the revealed seed can re-derive every hand of a game."""
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from engine.deal import (
     verify,
 )
 
-# RULES.md §1: one standard army of 25 pieces, written out independently of the engine.
+# docs/rules.md §1: one standard army of 25 pieces, written out independently of the engine.
 ARMY = {
     Rank.FIELD_MARSHAL: 1,
     Rank.GENERAL: 1,

@@ -1,4 +1,4 @@
-"""自动布局 of dealt hands (乱战 RULES.md §9.2 step 3, 三打一 §9.3 step 5): every hand the
+"""自动布局 of dealt hands (乱战 docs/rules.md §9.2 step 3, 三打一 §9.3 step 5): every hand the
 platform deals is laid out legally whatever the player's draft holds, and a hand no layout can
 hold is refused as malformed, never an ``IndexError`` (#25 point 5)."""
 

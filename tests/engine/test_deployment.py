@@ -1,4 +1,5 @@
-"""Deployment 布阵 (RULES.md §5, §9.4): layout validation and the automatic layout generator."""
+"""Deployment 布阵 (docs/rules.md §5, §9.4): layout validation and the automatic layout
+generator."""
 
 from __future__ import annotations
 
@@ -23,7 +24,7 @@ from tests.soak import soak
 #   工 雷 旅 雷 团
 #   雷 旗 排 工 连
 
-# RULES.md §1: the standard army of 25 pieces.
+# docs/rules.md §1: the standard army of 25 pieces.
 ARMY = {
     "field_marshal": 1,
     "general": 1,
@@ -38,7 +39,7 @@ ARMY = {
     "bomb": 2,
     "flag": 1,
 }
-CAMPS = {(2, 2), (2, 4), (3, 3), (4, 2), (4, 4)}  # RULES.md §2.2
+CAMPS = {(2, 2), (2, 4), (3, 3), (4, 2), (4, 4)}  # docs/rules.md §2.2
 HQS = {(6, 2), (6, 4)}
 SEATS = {"siguo": (0, 1, 2, 3), "liangguo": (0, 1), "sanguo": (0, 1, 2)}
 VARIANT_SEATS = [(v, s) for v, seats in SEATS.items() for s in seats]
@@ -51,7 +52,7 @@ def local(sid: str) -> tuple[int, int]:
 
 
 def rule_violations(variant: str, seat: int, layout: Mapping[str, str]) -> list[str]:
-    """RULES.md §5 read directly (no engine code): what is wrong with a layout."""
+    """docs/rules.md §5 read directly (no engine code): what is wrong with a layout."""
     wrong = []
     if Counter(layout.values()) != Counter(ARMY):
         wrong.append(f"army {sorted(Counter(layout.values()).items())}")
@@ -157,7 +158,7 @@ SINGLE_VIOLATIONS = [
         {"landmine_outside_back_rows": ("0:12",)},
         id="mine-row1",
     ),
-    # a bomb swapped with a row-1 lieutenant: illegal except in 三国 (RULES.md §9.4)
+    # a bomb swapped with a row-1 lieutenant: illegal except in 三国 (docs/rules.md §9.4)
     pytest.param(
         "siguo", swapped(HAND, "0:32", "0:11"), {"bomb_in_front_row": ("0:11",)}, id="bomb-siguo"
     ),
@@ -532,14 +533,14 @@ def test_auto_layout_evicts_officers_filling_the_back_rows(variant: str, seat: i
 def test_auto_layout_completes_a_partial_with_mines_or_bombs_in_both_hqs(
     hqs: tuple[str, str],
 ) -> None:
-    # Both pieces are legally placed (RULES.md §5), so auto_layout keeps them and then finds
+    # Both pieces are legally placed (docs/rules.md §5), so auto_layout keeps them and then finds
     # no HQ for the flag; §5 says auto-layout must always produce a legal layout.
     layout = engine.auto_layout("siguo", 0, 1, partial={"0:62": hqs[0], "0:64": hqs[1]})
     assert rule_violations("siguo", 0, layout) == []
 
 
 # Every station a bomb may use in rows 2-6 is taken once the flag and mines are placed; only
-# row 1 is left, which 三国 allows (RULES.md §9.4) but which the generator weighs 0.
+# row 1 is left, which 三国 allows (docs/rules.md §9.4) but which the generator weighs 0.
 SANGUO_ROWS_2_TO_6_FULL = {
     "0:21": "captain",
     "0:23": "captain",

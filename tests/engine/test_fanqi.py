@@ -1,6 +1,6 @@
-"""翻棋 (RULES.md §9.6): the face-down deal, flips and colours, movement and combat with face-down
-pieces, the three ways to win (no movable piece, the flag carry, no legal action) and what every
-viewer may see (§8)."""
+"""翻棋 (docs/rules.md §9.6): the face-down deal, flips and colours, movement and combat with
+face-down pieces, the three ways to win (no movable piece, the flag carry, no legal action) and
+what every viewer may see (§8)."""
 
 from __future__ import annotations
 
@@ -396,7 +396,7 @@ def test_losing_ones_own_last_movable_piece_in_an_attack_loses() -> None:
 
 
 def test_the_loser_s_pieces_leave_the_board_in_the_end_and_its_replay() -> None:
-    """RULES.md §7: an eliminated seat's pieces are removed, the face-down ones too; the
+    """docs/rules.md §7: an eliminated seat's pieces are removed, the face-down ones too; the
     record replays to the same board."""
     state = fanqi({**LAST_PIECE, "1:51": (1, "landmine")}, face_down=["1:51"])
     state, events = play(state, "0:13", "1:13")

@@ -1,4 +1,4 @@
-"""The game state machine (RULES.md §5-§8): scripted games that hit every rule."""
+"""The game state machine (docs/rules.md §5-§8): scripted games that hit every rule."""
 
 from __future__ import annotations
 

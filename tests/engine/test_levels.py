@@ -1,4 +1,4 @@
-"""Titles and stakes (RULES.md §10)."""
+"""Titles and stakes (docs/rules.md §10)."""
 
 from __future__ import annotations
 

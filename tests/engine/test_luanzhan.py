@@ -1,5 +1,6 @@
-"""乱战四国 (RULES.md §9.2, with §4, §5, §7, §8 and §11): the colour pick, hidden hands, redeals,
-the deployment relaxations for dealt hands, the combat options, the flag regimes and escapes."""
+"""乱战四国 (docs/rules.md §9.2, with §4, §5, §7, §8 and §11): the colour pick, hidden hands,
+redeals, the deployment relaxations for dealt hands, the combat options, the flag regimes and
+escapes."""
 
 from __future__ import annotations
 
@@ -835,7 +836,7 @@ def test_no_flag_is_due_while_another_field_marshal_lives() -> None:
 
 
 def test_while_the_raise_is_pending_either_hq_still_eliminates() -> None:
-    # RULES.md is silent on the pending window; the engine keeps the 司令 rule until the raise.
+    # docs/rules.md is silent on the pending window; the engine keeps the 司令 rule until the raise.
     state, _ = marshal_killed()
     state, _ = take(state, "1:64")
     assert out(state) == "flag_captured"

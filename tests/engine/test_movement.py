@@ -1,4 +1,4 @@
-"""Movement (RULES.md §3 and the §12 cases), checked by hand and against a slow reference."""
+"""Movement (docs/rules.md §3 and the §12 cases), checked by hand and against a slow reference."""
 
 from __future__ import annotations
 
@@ -27,7 +27,7 @@ LONG_LINE = ["0:41", "0:31", "0:21", "0:11", "c:31", "c:21", "c:11"] + [
 ARC = ["1:15", "1:25", "1:35", "1:45", "1:55"]
 
 
-# --- RULES.md §12 ---------------------------------------------------------------------------
+# --- docs/rules.md §12 ---------------------------------------------------------------------------
 
 
 def test_slides_the_long_line_on_an_empty_board() -> None:

@@ -1,4 +1,4 @@
-"""Layout text notation 布局文件 (RULES.md §5): format_layout / parse_layout."""
+"""Layout text notation 布局文件 (docs/rules.md §5): format_layout / parse_layout."""
 
 from __future__ import annotations
 
@@ -124,7 +124,7 @@ ALIASES = [
     ("supreme_marshal", "supreme_marshal"),
     ("missile", "missile"),
     ("fortress", "fortress"),
-    # full Chinese names (RULES.md §1)
+    # full Chinese names (docs/rules.md §1)
     ("司令", "field_marshal"),
     ("军长", "general"),
     ("师长", "major_general"),

@@ -1,4 +1,4 @@
-"""三打一 (RULES.md §9.3, with §4, §6-§8, §10, §11): bidding, the banker's and the idle
+"""三打一 (docs/rules.md §9.3, with §4, §6-§8, §10, §11): bidding, the banker's and the idle
 players' armies, deployment, play, the contract, surrender, draws, scoring, escapes and what
 each viewer may see."""
 
@@ -117,7 +117,7 @@ def put(layout: dict[str, str], rank: str, station: str) -> dict[str, str]:
     return out
 
 
-# --- bidding (RULES §9.3 step 3) --------------------------------------------------------------
+# --- bidding (docs/rules.md §9.3 step 3) ----------------------------------------------------------
 
 
 def test_bidding_starts_with_the_host_then_counter_clockwise() -> None:
@@ -217,7 +217,7 @@ def test_the_deadline_passes_for_the_current_bidder() -> None:
     assert state.deal.banker == 3 and state.deal.contract == 1
 
 
-# --- hands (RULES §9.3 steps 1, 2, 4) -------------------------------------------------------------
+# --- hands (docs/rules.md §9.3 steps 1, 2, 4) -----------------------------------------------------
 
 
 @pytest.mark.parametrize("seed", [1, 2, 5])
@@ -271,7 +271,7 @@ def test_hands_are_private() -> None:
     assert engine.view(state, None)["deal"]["hand"] is None
 
 
-# --- deployment (RULES §9.3 step 5) -------------------------------------------------------------
+# --- deployment (docs/rules.md §9.3 step 5) -------------------------------------------------------
 
 
 def test_the_banker_deploys_39_pieces_over_its_whole_arm_and_the_centre() -> None:
@@ -425,7 +425,7 @@ def test_play_starts_with_the_banker_once_everyone_deployed() -> None:
     assert [len(layout) for layout in state.layouts] == [25, 25, 39, 25]
 
 
-# --- turns, clocks, skips, blocked seats (RULES §6.1, §6.2, §9.3 step 6) --------------------------
+# --- turns, clocks, skips, blocked seats (docs/rules.md §6.1, §6.2, §9.3 step 6) ------------------
 
 
 def test_the_banker_moves_first_then_counter_clockwise() -> None:
@@ -496,7 +496,7 @@ def test_no_capture_rule_is_off() -> None:
     assert state.phase == "playing" and state.quiet_moves == 60
 
 
-# --- information (RULES §8, §9.3 step 7) ----------------------------------------------------------
+# --- information (docs/rules.md §8, §9.3 step 7) --------------------------------------------------
 
 
 def test_idle_flags_are_shown_to_everyone_when_play_starts() -> None:
@@ -674,7 +674,7 @@ def test_the_four_bottom_pieces_left_out_never_appear() -> None:
     assert on_board == hands
 
 
-# --- special pieces (RULES §4 steps 3, 5; §3.3; §9.3 step 6) ------------------------------------
+# --- special pieces (docs/rules.md §4 steps 3, 5; §3.3; §9.3 step 6) ------------------------------
 
 
 def test_a_missile_flies_like_an_engineer() -> None:
@@ -775,7 +775,7 @@ def test_a_banker_left_with_fortress_flag_and_mines_is_out() -> None:
     assert points(state) == [-9, 3, 3, 3]
 
 
-# --- the contract and the banker's defeat (RULES §9.3 step 8) -------------------------------------
+# --- the contract and the banker's defeat (docs/rules.md §9.3 step 8) -----------------------------
 
 
 def test_a_banker_who_bid_two_wins_at_the_second_elimination_not_the_first() -> None:
@@ -927,7 +927,7 @@ def test_the_banker_loses_after_three_timeouts() -> None:
     assert points(state) == [-6, 2, 2, 2]
 
 
-# --- surrender and draws (RULES §6.3, §6.4, §9.3 step 8) ------------------------------------------
+# --- surrender and draws (docs/rules.md §6.3, §6.4, §9.3 step 8) ----------------------------------
 
 
 def test_no_surrender_or_draw_proposal_before_fifty_moves() -> None:
@@ -1049,7 +1049,7 @@ def test_the_full_500_move_draw() -> None:
     assert points(state) == [0, 0, 0, 0]
 
 
-# --- scoring (RULES §9.3 step 9) ------------------------------------------------------------------
+# --- scoring (docs/rules.md §9.3 step 9) ----------------------------------------------------------
 
 RULES = engine.get_variant("sandayi").rules
 

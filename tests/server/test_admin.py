@@ -289,7 +289,7 @@ def test_kicks_during_a_rated_game_score_as_escape_or_draw(client: TestClient) -
         )
         assert kicked.status_code == 200, kicked.text
         alice.until(lambda m: m["type"] == "update" and m["snapshot"]["seats"][1]["name"] is None)
-        # an escape in 二人 (RULES.md §11): the escaper loses twice the stake, the other wins
+        # an escape in 二人 (docs/rules.md §11): the escaper loses twice the stake, the other wins
         assert (
             standing(client, "alice", "liangguo")["points"],
             standing(client, "bob", "liangguo")["points"],

@@ -4,7 +4,7 @@ and every message each socket received checked against the true hidden ranks.
 The audit does not trust the server's filtering. After the games it fetches each game's record
 over REST (public once the game is over) and replays it with the engine to learn every state and
 every event as it really was, with every rank. Which ranks a receiver was entitled to see at each
-moment comes from ``tests.engine.leaks.Knowledge``, the test suite's own reading of RULES.md §8
+moment comes from ``tests.engine.leaks.Knowledge``, the test suite's own reading of docs/rules.md §8
 (own pieces, partners in 双明, revealed flags, scouting, 翻棋's face-up pieces, everything once the
 game is over), which shares no code with the engine's reveal bookkeeping. A receiver's seat in a
 game comes from the REST game list (``None``: a spectator).

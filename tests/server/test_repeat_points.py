@@ -28,7 +28,7 @@ from tests.server.scoring import (
     won_by,
 )
 
-START = 2000  # 旅长 and above: advanced, a stake of 10 (RULES.md §10)
+START = 2000  # 旅长 and above: advanced, a stake of 10 (docs/rules.md §10)
 STAKE = 10
 # what the winner of the n-th game of the same people in a day gains (n = 1, 2, ...)
 GAINS = [10, 10, 5, 2, 1, 0, 0]

@@ -1,6 +1,6 @@
 """Scored games end to end, for every variant: registered players on every seat play over the
 real sockets to a scored end, and the table's result, each player's standing in the variant and
-their list of scored games are checked against RULES.md (§6 draws and surrender, §9 variants,
+their list of scored games are checked against docs/rules.md (§6 draws and surrender, §9 variants,
 §10 stakes, §11 escapes). Everyone starts at 0 points (兵, a beginner): the stake is 1.
 
 The server draws a random seed for every game; here the tables' ``secrets`` is patched so that
@@ -52,7 +52,7 @@ ROOMS = [RoomConfig(id=v, name=v, variant=v) for v in VARIANTS] + [
     RoomConfig(id=room_id(v, o), name=room_id(v, o), variant=v, options=o) for v, o in PLAYED
 ]
 
-STAKE = 1  # every player here is a beginner (RULES.md §10)
+STAKE = 1  # every player here is a beginner (docs/rules.md §10)
 WIN, LOSS = STAKE, -STAKE  # §10
 ESCAPE = -2 * STAKE  # an escaper always loses twice the stake (§11)
 Z = 6  # 三国's default table (§9.4): what an escaper loses
@@ -147,7 +147,7 @@ class Match:
         return reply
 
     def leave(self, seat: int) -> None:
-        """The player leaves the running game: an escape (RULES.md §11)."""
+        """The player leaves the running game: an escape (docs/rules.md §11)."""
         reply = self.players[seat].request({"type": "leave", "table": self.id})
         assert reply["type"] == "ok", reply
         self.sync(reply["version"])
@@ -257,7 +257,7 @@ def seats_out(game: dict[str, Any]) -> dict[int, str]:
     }
 
 
-# --- 乱战: escapes before and after 15 full rounds (RULES.md §11, escape_rule lianzhong) -------
+# --- 乱战: escapes before and after 15 full rounds (docs/rules.md §11, escape_rule lianzhong) -----
 
 
 # random moves to 15 rounds: no 40-move draw on the way
@@ -393,7 +393,7 @@ def test_sanguo_an_escape_costs_z_and_the_two_left_play_on(
             m.act(0, {"type": "propose_draw"})
             assert m.game["proposal"]["waiting"] == [2]  # the escaper has no say
             m.act(2, {"type": "answer_proposal", "accept": True})
-            # the escape's -Z stands; the draw moves nothing more (docs/engine.md)
+            # the escape's -Z stands; the draw moves nothing more (docs/rules.md §9.4)
             m.check(
                 reason="agreement",
                 winners=[],

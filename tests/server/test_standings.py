@@ -87,7 +87,7 @@ def test_a_repeat_escaper_is_kept_from_the_tables_and_scored(tmp_path: Path) -> 
 
         board = client.get("/api/leaderboard", params={"variant": "liangguo"}).json()
         assert [(r["place"], r["name"]) for r in board] == [(1, "alice"), (2, "bob")]
-        # the second escape came before play: only the escaper scores (docs/engine.md)
+        # the second escape came before play: only the escaper scores (docs/rules.md §11)
         assert board[0]["wins"] == 1 and board[1]["losses"] == 2
         assert board[1]["points"] == -4  # 2 × the stake of 1, twice
         overall = client.get("/api/leaderboard").json()

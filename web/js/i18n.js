@@ -210,7 +210,7 @@ const RANK_NAME_EN = {
   bomb: "bomb", flag: "flag", missile: "missile", fortress: "fortress",
 };
 
-// officer order, big to small, then the rest (RULES.md §1): how hands and lists are sorted
+// officer order, big to small, then the rest (docs/rules.md §1): how hands and lists are sorted
 export const RANK_ORDER = [
   "supreme_marshal", "field_marshal", "general", "major_general", "brigadier", "colonel", "major",
   "captain", "lieutenant", "engineer", "bomb", "landmine", "missile", "fortress", "flag",

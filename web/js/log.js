@@ -79,7 +79,7 @@ function scoredText(scoring) {
 }
 
 // Why a seat is out, beside its outcome: an escape says so once, in the outcome, unless it came
-// of timeouts to the limit (an escape too: docs/engine.md, "Leaving a game").
+// of timeouts to the limit (an escape too: docs/rules.md §11).
 function outText(g, s) {
   const reason = s.elimination?.reason;
   if (!reason) return "";
