@@ -393,7 +393,7 @@ def test_sanguo_an_escape_costs_z_and_the_two_left_play_on(
             m.act(0, {"type": "propose_draw"})
             assert m.game["proposal"]["waiting"] == [2]  # the escaper has no say
             m.act(2, {"type": "answer_proposal", "accept": True})
-            # the escape's -Z stands; the draw moves nothing more (docs/rules.md §9.4)
+            # the escape's -Z stands; the draw moves nothing more (docs/rules.md §6.3)
             m.check(
                 reason="agreement",
                 winners=[],
