@@ -178,6 +178,8 @@ def main() -> None:
         "JUNQI_ROOMS": json.dumps([ROOM]),
         "JUNQI_SIGN_INS_PER_MINUTE": LOTS,
         "JUNQI_GUESTS_PER_ADDRESS_PER_DAY": LOTS,
+        "JUNQI_TABLES_PER_ADDRESS": LOTS,  # and open their tables from there
+        "JUNQI_SHARED_ADDRESS_UNRATED": "false",  # rated, as the games of people apart are
         "JUNQI_SEAT_COMMANDS_PER_10_SECONDS": LOTS,
         "JUNQI_LOG_JSON": "false",
     }

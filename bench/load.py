@@ -200,6 +200,8 @@ def server_env(args: argparse.Namespace, database: str) -> dict[str, str]:
         "JUNQI_SIGN_INS_PER_MINUTE": "1000000000",
         "JUNQI_GUESTS_PER_ADDRESS_PER_DAY": "1000000000",  # every client is a guest of loopback
         "JUNQI_TABLES_PER_MINUTE": "1000000000",
+        "JUNQI_TABLES_PER_ADDRESS": "1000000000",  # and open their tables from there
+        "JUNQI_SHARED_ADDRESS_UNRATED": "false",  # rated, as the games of people apart are
         "JUNQI_ACTIONS_PER_10_SECONDS": "1000000000",
         "JUNQI_SEAT_COMMANDS_PER_10_SECONDS": "1000000000",
         "JUNQI_SOCKETS_PER_USER": "1000000",  # the idle sockets share the players' tokens
