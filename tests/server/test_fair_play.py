@@ -30,7 +30,7 @@ from server.tables import Table
 from tests.server.conftest import make_settings, register
 from tests.server.sockets import Player, signed_in
 from tests.server.test_admin import admin, audit_log, standing
-from tests.server.test_realtime import connect, connect_again, start_game
+from tests.server.test_realtime import connect, connect_again, sandayi_in_play, start_game
 
 DUEL: dict[str, object] = {"move_seconds": 30, "deploy_seconds": 60, "surrender_after_seconds": 0}
 
@@ -124,23 +124,7 @@ def test_a_paused_game_is_not_held_hostage_by_a_player_who_only_sends_commands(
     with app(url, rooms) as client, ExitStack() as stack:
         players = [connect(stack, client, f"p{seat}") for seat in range(4)]
         table = players[0].request({"type": "create_table", "room": "sdy"})["table"]
-        for seat, p in enumerate(players):
-            p.request({"type": "sit", "table": table, "seat": seat})
-        for p in players:
-            v = p.request({"type": "ready", "table": table})["version"]
-        for p in players:
-            p.sync(v)
-        bidder = players[players[0].game["deal"]["waiting"][0]]
-        reply = bidder.act(table, {"type": "bid", "level": 3})  # a bid of 3 ends the bidding
-        for p in players:
-            p.sync(reply["version"])
-        for seat, p in enumerate(players):
-            deal = p.game["deal"]
-            hand = [(engine.Rank(x["rank"]), None) for x in deal["hand"]]
-            layout = engine.auto_layout(
-                "sandayi", seat, 5, hand=hand, banker=deal["banker"] == seat
-            )
-            reply = p.act(table, {"type": "place_layout", "layout": layout})
+        sandayi_in_play(players, table)
         banker = players[0].game["deal"]["banker"]
         hostage_taker = next(s for s in range(4) if s != banker)
         others = [p for s, p in enumerate(players) if s != hostage_taker]
@@ -382,39 +366,54 @@ def test_a_table_where_one_person_alone_waits_closes(
 # --- one person's accounts play unrated --------------------------------------------------------
 
 
+@contextmanager
+def sanguo_room(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[TestClient]:
+    """An app with a 三国 room, its sockets from the addresses they name, seats that share one
+    playing unrated."""
+    url = f"sqlite+aiosqlite:///{tmp_path / 'farm.db'}"
+    rooms = [room("sg", "sanguo", move_seconds=30, deploy_seconds=60)]
+    with addressed(monkeypatch), app(url, rooms, shared_address_unrated=True) as client:
+        yield client
+
+
+def sanguo_in_play(players: list[Player]) -> str:
+    """The three sit at a new 三国 table, ready and deploy: play has begun; its id."""
+    table = str(players[0].request({"type": "create_table", "room": "sg"})["table"])
+    for seat, p in enumerate(players):
+        assert p.request({"type": "sit", "table": table, "seat": seat})["type"] == "ok"
+    for p in players:
+        v = p.request({"type": "ready", "table": table})["version"]
+    for p in players:
+        p.sync(v)
+    for seat, p in enumerate(players):
+        layout = engine.auto_layout("sanguo", seat, 3)
+        reply = p.act(table, {"type": "place_layout", "layout": layout})
+        assert reply["type"] == "ok", reply
+    players[0].sync(reply["version"])
+    return table
+
+
+def scoring_of(player: Player) -> dict[str, Any]:
+    """The ``points`` event of the game that ends."""
+    update = player.until(
+        lambda m: m["type"] == "update" and any(e["kind"] == "points" for e in m["events"])
+    )
+    return dict(next(e for e in update["events"] if e["kind"] == "points"))
+
+
 def test_accounts_sharing_an_address_play_unrated(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    url = f"sqlite+aiosqlite:///{tmp_path / 'farm.db'}"
-    rooms = [room("sg", "sanguo", move_seconds=30, deploy_seconds=60)]
-    with (
-        addressed(monkeypatch),
-        app(url, rooms, shared_address_unrated=True) as client,
-        ExitStack() as stack,
-    ):
+    with sanguo_room(tmp_path, monkeypatch) as client, ExitStack() as stack:
         # one person, three accounts, one address: the 三国 farm
         farm = [connect_from(stack, client, f"farm{n}", "203.0.113.9") for n in range(3)]
-        table = farm[0].request({"type": "create_table", "room": "sg"})["table"]
-        for seat, p in enumerate(farm):
-            assert p.request({"type": "sit", "table": table, "seat": seat})["type"] == "ok"
+        table = sanguo_in_play(farm)
         listing = next(t for r in client.get("/api/lobby").json()["rooms"] for t in r["tables"])
         assert (listing["rated"], listing["unrated_because"]) == (False, "shared_address")
         assert all("address" not in s and "device" not in s for s in listing["seats"])
-        for p in farm:
-            v = p.request({"type": "ready", "table": table})["version"]
-        for p in farm:
-            p.sync(v)
-        for seat, p in enumerate(farm):
-            layout = engine.auto_layout("sanguo", seat, 3)
-            reply = p.act(table, {"type": "place_layout", "layout": layout})
-            assert reply["type"] == "ok", reply
-        farm[0].sync(reply["version"])
         for seat in (1, 2):  # two of them give up: the third "wins"
             assert farm[seat].request({"type": "leave", "table": table})["type"] == "ok"
-        points = farm[0].until(
-            lambda m: m["type"] == "update" and any(e["kind"] == "points" for e in m["events"])
-        )
-        scoring = next(e for e in points["events"] if e["kind"] == "points")
+        scoring = scoring_of(farm[0])
         assert (scoring["rated"], scoring["unrated_because"]) == (False, "shared_address")
         assert [standing(client, f"farm{n}", "sanguo")["points"] for n in range(3)] == [0, 0, 0]
 
@@ -447,38 +446,18 @@ def test_accounts_of_one_browser_play_unrated_from_different_addresses(
 def test_a_game_begun_by_accounts_sharing_an_address_stays_unrated_when_one_leaves(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    url = f"sqlite+aiosqlite:///{tmp_path / 'farm.db'}"
-    rooms = [room("sg", "sanguo", move_seconds=30, deploy_seconds=60)]
-    with (
-        addressed(monkeypatch),
-        app(url, rooms, shared_address_unrated=True) as client,
-        ExitStack() as stack,
-    ):
+    with sanguo_room(tmp_path, monkeypatch) as client, ExitStack() as stack:
         players = [
             connect_from(stack, client, "farm0", "203.0.113.9"),
             connect_from(stack, client, "farm1", "203.0.113.9"),
             connect_from(stack, client, "honest", "198.51.100.4"),
         ]
-        table = players[0].request({"type": "create_table", "room": "sg"})["table"]
-        for seat, p in enumerate(players):
-            assert p.request({"type": "sit", "table": table, "seat": seat})["type"] == "ok"
-        for p in players:
-            v = p.request({"type": "ready", "table": table})["version"]
-        for p in players:
-            p.sync(v)
-        for seat, p in enumerate(players):
-            reply = p.act(
-                table, {"type": "place_layout", "layout": engine.auto_layout("sanguo", seat, 3)}
-            )
-        players[0].sync(reply["version"])
+        table = sanguo_in_play(players)
         # farm1 leaves (its seat is empty from then on), then the honest player: the two
         # seats left differ, but the game was begun by one person's two accounts
         assert players[1].request({"type": "leave", "table": table})["type"] == "ok"
         assert players[2].request({"type": "leave", "table": table})["type"] == "ok"
-        points = players[0].until(
-            lambda m: m["type"] == "update" and any(e["kind"] == "points" for e in m["events"])
-        )
-        scoring = next(e for e in points["events"] if e["kind"] == "points")
+        scoring = scoring_of(players[0])
         assert (scoring["rated"], scoring["unrated_because"]) == (False, "shared_address")
         assert standing(client, "farm0", "sanguo")["points"] == 0
 

@@ -349,35 +349,37 @@ def test_a_dealt_game_keeps_each_hand_private(tmp_path: Path) -> None:
         assert spectator.game["deal"]["hand"] is None
 
 
+def sandayi_in_play(players: list[Player], table: str) -> None:
+    """The four sit at the 三打一 ``table``, ready, the first bidder takes the bank at 3 (which
+    ends the bidding), and all deploy automatic layouts of their hands: play has begun."""
+    for seat, p in enumerate(players):
+        assert p.request({"type": "sit", "table": table, "seat": seat})["type"] == "ok"
+    for p in players:
+        v = p.request({"type": "ready", "table": table})["version"]
+    for p in players:
+        p.sync(v)
+    bidder = players[players[0].game["deal"]["waiting"][0]]
+    reply = bidder.act(table, {"type": "bid", "level": 3})
+    for p in players:
+        p.sync(reply["version"])
+    for seat, p in enumerate(players):
+        deal = p.game["deal"]
+        hand = [(engine.Rank(x["rank"]), None) for x in deal["hand"]]
+        layout = engine.auto_layout("sandayi", seat, 5, hand=hand, banker=deal["banker"] == seat)
+        reply = p.act(table, {"type": "place_layout", "layout": layout})
+        assert reply["type"] == "ok", reply
+    for p in players:
+        p.sync(reply["version"])
+        assert p.game["phase"] == "playing"
+
+
 def test_in_sandayi_play_pauses_while_a_player_is_away(tmp_path: Path) -> None:
     settings = make_settings(f"sqlite+aiosqlite:///{tmp_path / 'pause.db'}")
     settings.rooms = [RoomConfig(id="sdy", name="三打一", variant="sandayi")]
     with TestClient(create_app(settings)) as client, ExitStack() as stack:
         players = [connect(stack, client, f"p{seat}") for seat in range(4)]
         table = players[0].request({"type": "create_table", "room": "sdy"})["table"]
-        for seat, p in enumerate(players):
-            p.request({"type": "sit", "table": table, "seat": seat})
-        for p in players:
-            v = p.request({"type": "ready", "table": table})["version"]
-        for p in players:
-            p.sync(v)
-        while players[0].game["phase"] == "bidding":
-            bidder = players[players[0].game["deal"]["waiting"][0]]
-            first = not any(b is not None for b in players[0].game["deal"]["bids"])
-            reply = bidder.act(table, {"type": "bid", "level": 1 if first else 0})
-            for p in players:
-                p.sync(reply["version"])
-        for seat, p in enumerate(players):
-            deal = p.game["deal"]
-            hand = [(engine.Rank(x["rank"]), None) for x in deal["hand"]]
-            layout = engine.auto_layout(
-                "sandayi", seat, 5, hand=hand, banker=deal["banker"] == seat
-            )
-            reply = p.act(table, {"type": "place_layout", "layout": layout})
-            assert reply["type"] == "ok", reply
-        for p in players:
-            p.sync(reply["version"])
-            assert p.game["phase"] == "playing"
+        sandayi_in_play(players, table)
         banker = players[0].game["deal"]["banker"]
         away = next(s for s in range(4) if s != banker)
         players[away].ws.close()
