@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.sync_api import Browser, Page
+from playwright.sync_api import Browser, Page, expect
 
 from engine import VARIANTS
 from engine.board import BOARD_KEYS
@@ -220,7 +220,8 @@ def test_luanzhan_seats_play_the_colours_picked_on_fixed_sides(
 ) -> None:
     page, errors, player = at_a_table(browser, server, "luanzhan")
     until(player, lambda s: s["game"]["phase"] == "picking")
-    assert page.locator("#pick button.pick").count() == 4  # a colour for each seat
+    # a colour for each seat (drawn once the update is in: waited for, as a player would)
+    expect(page.locator("#pick button.pick")).to_have_count(4, timeout=10_000)
     shots(page, "capabilities-luanzhan-picking")
     until(player, lambda s: s["game"]["phase"] == "playing")
     snap = state(page, "table.snapshot")
