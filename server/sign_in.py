@@ -22,7 +22,7 @@ from fastapi import WebSocket
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from server.accounts import user_for_token
+from server.accounts import token_hash
 from server.addresses import connection_address, sign_in_banned
 from server.models import Token, User, aware
 from server.outbound import BANNED, UNAUTHORIZED
@@ -66,13 +66,6 @@ async def watch_rights(app: Any) -> None:
             log.exception("the sockets' rights could not be read again")
 
 
-async def _user_of(ws: WebSocket, token: str) -> User | None:
-    """The user of ``token`` (in a function of its own: a session named in the socket's own
-    frame would stay with it, identity map and all, as long as the socket lives)."""
-    async with ws.app.state.db.sessions() as session:
-        return await user_for_token(session, token)
-
-
 def _auth(frame: Mapping[str, Any], max_bytes: int) -> tuple[str, str | None] | None:
     """The token of a socket's first frame, if that is ``{"type": "auth", "token": ...}``, and
     the ``device`` id it names, if any and well formed (``DEVICE``)."""
@@ -93,10 +86,9 @@ def _auth(frame: Mapping[str, Any], max_bytes: int) -> tuple[str, str | None] | 
 
 async def sign_in(ws: WebSocket) -> tuple[User, str, str | None] | None:
     """The user, token and device id of an accepted socket, from its first message
-    (``auth``); None if
-    the socket was closed instead: no token in time, a bad or expired one (4401), a ban
-    (4003): the user's, or one that covers the socket's address or the user's last one
-    (``block_banned_addresses``, ``server.addresses``)."""
+    (``auth``); None if the socket was closed instead: no token in time, a bad or expired one
+    (4401), a ban (4003): the user's, or one that covers the socket's address or the user's
+    last one (``block_banned_addresses``, ``server.addresses``)."""
     settings = ws.app.state.settings
     if "token" in ws.query_params:  # the URL is logged by every proxy on the way
         await ws.close(code=UNAUTHORIZED, reason="send the token in an auth message, not the URL")
@@ -113,17 +105,24 @@ async def sign_in(ws: WebSocket) -> tuple[User, str, str | None] | None:
         await ws.close(code=UNAUTHORIZED, reason="the first message must be auth, with a token")
         return None
     token, device = auth
-    user = await _user_of(ws, token)
+    now, hashed = datetime.now(UTC), token_hash(token)
+    # one short session (none kept with the socket): the token, its user, the bans
+    async with ws.app.state.db.sessions() as session:
+        found = (await rights_of(session, [hashed])).get(hashed)
+        user = found[1] if found is not None and found[0] > now else None
+        blocked = (
+            user is not None
+            and not user.banned(now)
+            and settings.block_banned_addresses
+            and await sign_in_banned(session, user, connection_address(ws))
+        )
     if user is None:
         await ws.close(code=UNAUTHORIZED, reason="a valid token is needed")
         return None
-    if user.banned(datetime.now(UTC)):
+    if user.banned(now):
         await ws.close(code=BANNED, reason="banned")
         return None
-    if settings.block_banned_addresses:
-        async with ws.app.state.db.sessions() as session:
-            blocked = await sign_in_banned(session, user, connection_address(ws))
-        if blocked:
-            await ws.close(code=BANNED, reason="a ban covers this address")
-            return None
+    if blocked:
+        await ws.close(code=BANNED, reason="a ban covers this address")
+        return None
     return user, token, device
