@@ -188,18 +188,25 @@ class GameDriver:
         self.log_start = kept.events[0][0] if kept.events else self.seq + 1
         self.saved_actions, self.saved_events = len(kept.record.actions), len(self.log)
 
-    def deadlines(self) -> list[float]:
-        """The times the running game waits for (none while paused)."""
+    def clocked(self) -> GameState | None:
+        """The running game's state while its clocks run (not paused), else None."""
         state = self.state
         if state is None or state.phase not in PLAYING_PHASES or state.paused_since is not None:
+            return None
+        return state
+
+    def deadlines(self) -> list[float]:
+        """The times the running game waits for (none while paused)."""
+        state = self.clocked()
+        if state is None:
             return []
         return [state.deadline, *(w.raise_by for w in state.watches if w.raise_by is not None)]
 
     def due(self, now: float) -> engine.Action | None:
         """What the clock does at ``now``: a phase's deadline passed, a flag-raise's time ran
         out, or the mover's clock ran out; None if nothing is due."""
-        state = self.state
-        if state is None or state.phase not in PLAYING_PHASES or state.paused_since is not None:
+        state = self.clocked()
+        if state is None:
             return None
         if any(w.raise_by is not None and w.raise_by <= now for w in state.watches) or (
             state.phase != Phase.PLAYING and now >= state.deadline
