@@ -260,6 +260,7 @@ function ownFacts(f, caps) {
     out.push(fact("flips", r("ownFlip")));
     if (f.flag_carry) out.push(fact("flag_carry", r("ownFlagCarry", { n: f.flag_carry.landmines })));
   }
+  if (o.dealt_flags) out.push(fact("dealt_flags_defeat", r("ownDealtFlags")));
   if (o.random_seats) out.push(fact("random_seats", r("ownRandomSeats")));
   if (caps.teams === "none" && f.variant.seats > 2) out.push(fact("first_strike", r("ownFirstStrike")));
   return out;
