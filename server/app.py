@@ -35,6 +35,7 @@ from server import (
     lobby,
     observability,
     realtime,
+    room_rules,
     rooms,
     sign_in,
     standings,
@@ -74,7 +75,17 @@ def create_app(settings: Settings | None = None, tune_gc: bool = False) -> FastA
         summary="Online platform for Junqi: 四国, 乱战, 三打一, 三国, 二人 and 翻棋",
         lifespan=lifespan,
     )
-    for module in (accounts, lobby, games, layouts, realtime, standings, admin, admin_rooms):
+    for module in (
+        accounts,
+        lobby,
+        room_rules,
+        games,
+        layouts,
+        realtime,
+        standings,
+        admin,
+        admin_rooms,
+    ):
         app.include_router(module.router)
     app.include_router(observability.router)
     # no free database connection in time: 503 busy, not a 500

@@ -193,6 +193,10 @@ function marks(g, model) {
       out.push(svg`<rect class="hover-mark" x=${x - 22} y=${y - 16} width="44" height="32" rx="6"></rect>`);
     }
   }
+  for (const station of model.guide ?? []) { // the stations the newcomer's guide points at (guide.js)
+    const [x, y] = at(g, station);
+    out.push(svg`<rect class="guide-mark" x=${x - 21} y=${y - 15.5} width="42" height="31" rx="7" data-guide=${station}></rect>`);
+  }
   if (model.selected) {
     const [x, y] = at(g, model.selected);
     out.push(svg`<rect class="selected-mark" x=${x - 21} y=${y - 15.5} width="42" height="31" rx="5"></rect>`);

@@ -4,7 +4,7 @@
 import { html, nothing } from "../vendor/lit-html/lit-html.js";
 import { command } from "./actions.js";
 import { chatBox } from "./chat.js";
-import { t, unratedText, variantName } from "./i18n.js";
+import { ruleText, t, unratedText, variantName } from "./i18n.js";
 import { profileLink } from "./profile.js";
 import { changed, store, variantEntry } from "./store.js";
 import { openTable } from "./table.js";
@@ -89,7 +89,8 @@ function roomCard(room) {
     </section>`;
   }
   return html`<section class="card room" data-room=${room.id}>
-    <header><h3>${room.name}</h3><span class="variant">${variantName(room.variant)}</span></header>
+    <header><h3>${room.name}</h3><span class="variant">${variantName(room.variant)}</span>
+      <a class="rules-link" href=${`#rules/${encodeURIComponent(room.id)}`} data-rules=${room.id}>${ruleText("rulesTitle")}</a></header>
     <div class="buttons">
       <button class="play-bots primary" data-room=${room.id} @click=${() => playNow(room.id)}>${t("playBots")}</button>
       <button class="create" data-room=${room.id} @click=${() => create(room.id)}>${t("create")}</button>

@@ -1,4 +1,5 @@
-// The client's start: sign-in, the socket, the address (#table/<id>, #replay/<id>) and the page
+// The client's start: sign-in, the socket, the address (#table/<id>, #replay/<id>, #rules/<room>,
+// #guide, …) and the page
 // around the views. It holds no rules: legal moves, layout problems, automatic layouts and
 // what a viewer may do all come from the server.
 
@@ -9,6 +10,8 @@ import { enterLobby, lobbyView } from "./lobby.js";
 import { loginView } from "./login.js";
 import { openProfile, profileView } from "./profile.js";
 import { openReplay, replayKey, replayView } from "./replay.js";
+import { openRules, rulesView } from "./rules.js";
+import { guideOffer, guideView, openGuide } from "./guide.js";
 import { changed, notify, onChange, store } from "./store.js";
 import { muted, toggleMute } from "./sounds.js";
 import { closeTable, openTable, tableMessage, tableView, tick } from "./table.js";
@@ -59,6 +62,8 @@ function route() {
   closeTable();
   if (hash.startsWith("#replay/")) openReplay(...hash.slice(8).split("/"));
   else if (hash.startsWith("#user/")) openProfile(decodeURIComponent(hash.slice(6)));
+  else if (hash.startsWith("#rules/")) openRules(...hash.slice(7).split("/").map(decodeURIComponent));
+  else if (hash === "#guide") openGuide();
   else enterLobby();
 }
 
@@ -149,7 +154,9 @@ function view() {
   if (store.view === "table") return tableView();
   if (store.view === "replay") return replayView();
   if (store.view === "profile") return profileView();
-  return lobbyView();
+  if (store.view === "rules") return rulesView();
+  if (store.view === "guide") return guideView();
+  return html`${guideOffer()}${lobbyView()}`;
 }
 
 onChange(() => {

@@ -8,9 +8,10 @@ import { bestGeometry, boardView, UNIT } from "./board.js";
 import { chatBox } from "./chat.js";
 import { deploying, deployTools, confirmButton, draftPieces, followDeployment, problemMarks, swap } from "./deploy.js";
 import { commitmentLine, dealStations, fairBox, rememberTable } from "./fairness.js";
-import { outcomeText, rankLabel, rankName, reasonText, t, unratedText, variantName } from "./i18n.js";
+import { outcomeText, rankLabel, rankName, reasonText, ruleText, t, unratedText, variantName } from "./i18n.js";
 import { logList, nameOf, resultCard } from "./log.js";
 import { handTray, pregameCard } from "./pregame.js";
+import { rulesDialog, showRules } from "./rules.js";
 import { armName, seatColour, seatPanels } from "./seats.js";
 import { sound } from "./sounds.js";
 import { changed, store } from "./store.js";
@@ -394,7 +395,8 @@ export function tableView() {
     ${actionBar(tbl, f, zoomable)}
     <aside class="side">
       <section class="card table-info">
-        <h2>${variantName(g?.variant ?? snap.variant)} <small>${roomName(snap.room)}</small></h2>
+        <h2>${variantName(g?.variant ?? snap.variant)} <small>${roomName(snap.room)}</small>
+          <button id="rules-button" class="small" @click=${() => showRules(snap.room, tbl.id)}>${ruleText("rulesTitle")}</button></h2>
         <p class="sub">${t(snap.status)} · ${t("spectators", { n: snap.spectators })}${g ? ` · ${t("moves", { n: g.total_moves })}` : ""}</p>
         ${snap.rated === false ? html`<p class="sub unrated-note">${t("unrated", { why: unratedText(snap.unrated_because) })}</p>` : nothing}
         ${me === null ? html`<p class="sub">${t("viewFrom")}</p>` : nothing}
@@ -406,6 +408,7 @@ export function tableView() {
       <section class="card"><h3>${t("history")}</h3>${logList(tbl.events, who(tbl), { hover: (line) => { tbl.hover = line; changed(); } })}</section>
       ${chatBox(me === null ? "spectators" : "table", tbl.id)}
     </aside>
+    ${rulesDialog()}
   </section>`;
 }
 
