@@ -1,10 +1,10 @@
 """Adoption: how a table takes back what was kept with its running game.
 
 A running game is kept (``server.keeping``) with the table around it (``Table.kept_data``): the
-room and its rule changes, the seats, who opened it, the game's players and numbers. A process
-that restarts, or
-takes over the table of a process that died (``server.cluster``), rebuilds the table from that
-and goes on; the lease that says whose table it is lives beside this, in ``server.ownership``.
+room and its rule changes, its pace, the seats, who opened it, the game's players and numbers. A
+process that restarts, or takes over the table of a process that died (``server.cluster``),
+rebuilds the table from that and goes on; the lease that says whose table it is lives beside
+this, in ``server.ownership``.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ import time
 import engine
 from server.keeping import KeptTable
 from server.seating import SeatInfo
+from server.table_options import DEFAULT_PACE
 from server.tables import Table
 
 RESTART_GRACE = 10.0  # seconds added to the clock of the seat to move after a restart
@@ -26,6 +27,7 @@ def restore(table: Table, kept: KeptTable) -> float:
     seating.seats = [SeatInfo(**info) for info in data["seats"]]
     seating.host, table.stand_ins = data["host"], data["stand_in"]
     table.quick = data.get("quick", False)
+    table.pace = data.get("pace", DEFAULT_PACE)
     # tables kept by an older version name none of these
     table.creator, table.creator_name = data.get("creator"), data.get("creator_name")
     table.creator_address = data.get("creator_address")

@@ -133,6 +133,7 @@ async def start(app: FastAPI, settings: Settings, stack: AsyncExitStack) -> None
         settings.tables_per_address,
         settings.lonely_table_seconds,
         settings.shared_address_unrated,
+        settings.bot_pace_scale,
     )
     the_lobby = app.state.lobby = lobby.Lobby(
         configured, broker, Store(db.sessions), think, metrics, cluster, policy

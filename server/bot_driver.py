@@ -5,8 +5,9 @@ A bot plays a bot's seat and, with 托管 (a stand-in), the seat of a player who
 is away (``server.tables`` says which seats). After every update the table wakes the bot of
 each such seat (``BotDriver.wake``): it decides in a worker process, within its level's thinking
 budget and the move clock (``engine.bot.thinking_deadline``), answers no sooner than a pause so
-that people can follow (``thinker``), and hands its action back to the table, which refuses it
-if the game moved on meanwhile. Each bot seat keeps its beliefs (``engine.beliefs``) from the
+that people can follow (``thinker``; for its move, no sooner than the table's pace allows, from
+the start of its turn), and hands its action back to the table, which refuses it if the game
+moved on meanwhile. Each bot seat keeps its beliefs (``engine.beliefs``) from the
 events as that seat saw them.
 """
 
@@ -91,14 +92,18 @@ class BotDriver:
         for seat, beliefs in self.beliefs.items():
             beliefs.follow((e.for_viewer(seat) for _, e in events), engine.view(state, seat))
 
-    def wake(self, seat: int, level: str, state: GameState, version: int) -> None:
+    def wake(
+        self, seat: int, level: str, state: GameState, version: int, not_before: float = 0.0
+    ) -> None:
         """The bot of ``level`` on ``seat`` decides on ``state`` (the table at ``version``), in
-        the background."""
-        task = asyncio.create_task(self._turn(seat, level, state, version))
+        the background, and acts no sooner than ``not_before`` (a ``time.time()``)."""
+        task = asyncio.create_task(self._turn(seat, level, state, version, not_before))
         self.tasks.add(task)
         task.add_done_callback(self.tasks.discard)
 
-    async def _turn(self, seat: int, level: str, state: GameState, version: int) -> None:
+    async def _turn(
+        self, seat: int, level: str, state: GameState, version: int, not_before: float
+    ) -> None:
         assert self.think is not None
         view = engine.view(state, seat)
         beliefs = self.beliefs.get(seat)
@@ -108,5 +113,6 @@ class BotDriver:
         action = await self.think(view, secrets.randbelow(2**31), guesses, level, recent, proven)
         if action is None:
             return
+        await asyncio.sleep(not_before - time.time())  # the table's pace (none if negative)
         with contextlib.suppress(TableError):  # the table moved on meanwhile: decide again later
             await self.play(seat, version, action)

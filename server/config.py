@@ -32,9 +32,10 @@ class RoomConfig(BaseModel):
 
 @dataclass(frozen=True)
 class TablePolicy:
-    """How long tables and seats wait for people, and what counts as one person (the
-    settings' ``idle_table_seconds``, ``seat_grace_seconds``, ``tables_per_creator``,
-    ``tables_per_address``, ``lonely_table_seconds``, ``shared_address_unrated``)."""
+    """How long tables and seats wait for people (and bots, so that people follow), and what
+    counts as one person (the settings' ``idle_table_seconds``, ``seat_grace_seconds``,
+    ``tables_per_creator``, ``tables_per_address``, ``lonely_table_seconds``,
+    ``shared_address_unrated``, ``bot_pace_scale``)."""
 
     idle_seconds: float = 120.0  # nobody seated and no game on: the table closes
     seat_grace_seconds: float = 30.0  # between games, a seated player with no socket left
@@ -43,6 +44,7 @@ class TablePolicy:
     tables_per_address: int = 3  # tables the users of one address may have open (play now apart)
     lonely_seconds: float = 300.0  # no game on, and all seated are one person: the table closes
     shared_address_unrated: bool = True  # seats sharing an address or a device play unrated
+    bot_pace_scale: float = 1.0  # times a table's pace (``server.table_options.PACES``)
 
     @property
     def sweep_seconds(self) -> float:
@@ -151,6 +153,9 @@ class Settings(BaseSettings):
     log_json: bool = True  # log lines as JSON objects (structured logs); False: uvicorn's text
     bot_workers: int = 2  # processes in which bots think
     bot_pause_seconds: float = 0.4  # a bot answers no sooner than this after it was asked
+    # times each table's pace (a bot's least wait before its move: fast 0.5 s, normal 1.5 s,
+    # slow 3 s); 0: bots move as soon as they decided (the tests)
+    bot_pace_scale: float = Field(default=1.0, ge=0.0, le=4.0)
     # of each bot level's thinking time a move (normal 0.5 s, hard 2.5 s); 0: the levels' fixed
     # samples only (quick and the same for the same seed: the tests)
     bot_budget_scale: float = Field(default=1.0, ge=0.0, le=4.0)

@@ -10,6 +10,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field, TypeAdapter
 
+from server.table_options import DEFAULT_PACE, Pace
+
 
 class _Message(BaseModel):
     id: str | int | None = None
@@ -28,6 +30,7 @@ class CreateTable(_Message):
     room: str
     options: dict[str, Any] = Field(default_factory=dict)  # rule options for this table
     stand_in: bool = False  # 托管: a bot plays for a player who is away
+    pace: Pace = DEFAULT_PACE  # how long its bots wait before a move
 
 
 class OpenTable(_Message):
@@ -60,6 +63,7 @@ class PlayNow(_Message):
 
     type: Literal["play_now"]
     room: str | None = None
+    pace: Pace | None = None  # the table's pace (None: as it is, or the default)
 
 
 class Swap(_Message):
@@ -90,6 +94,14 @@ class StandIn(_Message):
     type: Literal["stand_in"]
     table: str
     on: bool = True
+
+
+class SetPace(_Message):
+    """The table's creator sets how long its bots wait at least before a move."""
+
+    type: Literal["pace"]
+    table: str
+    pace: Pace
 
 
 class Act(_Message):
@@ -138,6 +150,7 @@ ClientMessage = Annotated[
     | Ready
     | Leave
     | StandIn
+    | SetPace
     | Act
     | Chat
     | Kick
@@ -153,6 +166,7 @@ LIMITED: dict[type[BaseModel], str] = {
     Act: "actions",
     **dict.fromkeys([OpenTable, CloseTable, Sit, AddBot, Swap, Stand, Ready, Leave], "seats"),
     StandIn: "seats",
+    SetPace: "seats",
 }
 RATE_WORDS = {"tables": "tables created", "actions": "game actions", "seats": "seat commands"}
 # Control characters (Unicode category Cc: NUL, line breaks, terminal escapes) and the

@@ -18,6 +18,7 @@ from server.config import RoomConfig, TablePolicy
 from server.game_driver import GameDriver
 from server.presence import Presence
 from server.seating import SeatInfo, Seating
+from server.table_options import Pace
 
 
 class Table(Protocol):
@@ -30,6 +31,7 @@ class Table(Protocol):
     changes: dict[str, Any]
     quick: bool
     stand_ins: bool
+    pace: Pace  # how long its bots wait before a move (``server.table_options.PACES``)
     creator: int | None
     creator_name: str | None
     creator_address: str | None
@@ -123,6 +125,7 @@ def listing(table: Table) -> dict[str, Any]:
         "spectators": table.presence.spectators(seating.seat_of),
         "bots": any(s.bot for s in seating.seats),
         "stand_in": table.stand_ins,
+        "pace": table.pace,
         "seats": seating.listed(),
     }
 

@@ -33,7 +33,7 @@ from server.listing import LobbyEntry
 from server.observability import Metrics
 from server.rooms import check_rooms, room_config, stored_rooms
 from server.store import Store
-from server.table_options import BadOption, kept_rules, table_rules
+from server.table_options import DEFAULT_PACE, BadOption, Pace, kept_rules, table_rules
 from server.tables import Services, Table
 from server.tasks import cancel
 
@@ -138,11 +138,13 @@ class Lobby:
         creator: tuple[int, str] | None = None,
         quick: bool = False,
         address: str | None = None,
+        pace: Pace = DEFAULT_PACE,
     ) -> Table:
         """A new table of the room, opened by the user ``creator`` (id and name) from
         ``address``; ``options`` change the room's rule options for it, within what a table
         may change (parsed once into the rules the table keeps: ``server.table_options``);
-        ``stand_in`` (托管) lets a bot play for a player who is away; ``quick``: a table of
+        ``stand_in`` (托管) lets a bot play for a player who is away; ``pace``: how long its
+        bots wait before a move; ``quick``: a table of
         play now, outside the room's count of tables and its creator's. A user may have
         ``tables_per_creator`` tables open, the users of one address ``tables_per_address``:
         a few accounts cannot fill a room."""
@@ -173,6 +175,7 @@ class Lobby:
                 )
         table = Table(uuid.uuid4().hex[:12], room, self.services, rules)
         table.stand_ins = stand_in
+        table.pace = pace
         table.quick = quick
         if creator is not None:
             table.creator, table.creator_name = creator
@@ -191,10 +194,11 @@ class Lobby:
         name: str,
         address: str | None = None,
         device: str | None = None,
+        pace: Pace | None = None,
     ) -> Table:
         """Play now (马上开始): the user's own table of bots in the room, or a new one, with
-        the user seated and bots on every other seat. Its other tables of bots with no game on
-        close: one is enough."""
+        the user seated and bots on every other seat, at ``pace`` if given. Its other tables of
+        bots with no game on close: one is enough."""
         if room_id in self.closed_rooms:
             raise self.room_closed(room_id)
         if room_id not in self.rooms:
@@ -216,6 +220,8 @@ class Lobby:
         await self.run(
             table.id, "seat_with_bots", user_id=user_id, name=name, address=address, device=device
         )
+        if pace is not None:
+            await self.run(table.id, "set_pace", user_id=user_id, pace=pace)
         return table
 
     async def stand_elsewhere(self, user_id: int, table_id: str | None = None) -> None:

@@ -222,7 +222,7 @@ class Connection:
         elif isinstance(m, inbound.CreateTable):
             creator = (user.id, user.name)
             table = await self.lobby.create_table(
-                m.room, m.options, m.stand_in, creator, address=self.address
+                m.room, m.options, m.stand_in, creator, address=self.address, pace=m.pace
             )
             return {"table": table.id}
         elif isinstance(m, inbound.OpenTable):
@@ -244,7 +244,9 @@ class Connection:
             return {"version": await self.open_table(m.table, None)}
         elif isinstance(m, inbound.PlayNow):
             room = m.room or self.lobby.default_room()
-            table = await self.lobby.play_now(room, user.id, user.name, self.address, self.device)
+            table = await self.lobby.play_now(
+                room, user.id, user.name, self.address, self.device, m.pace
+            )
             return {"table": table.id, "version": await self.open_table(table.id, None)}
         elif isinstance(m, inbound.AddBot):
             if m.type == "add_bot":
@@ -265,6 +267,9 @@ class Connection:
             return {"version": ran["version"]}
         elif isinstance(m, inbound.StandIn):
             ran = await self.lobby.run(m.table, "stand_in", user_id=user.id, on=m.on)
+            return {"version": ran["version"]}
+        elif isinstance(m, inbound.SetPace):
+            ran = await self.lobby.run(m.table, "set_pace", user_id=user.id, pace=m.pace)
             return {"version": ran["version"]}
         elif isinstance(m, inbound.Act):
             ran = await self.lobby.run(

@@ -19,6 +19,7 @@ from engine.bot import LEVELS
 from server import updates
 from server.errors import TableError
 from server.seating import SeatInfo
+from server.table_options import Pace
 from server.tables import Table
 
 log = logging.getLogger("junqi")
@@ -141,6 +142,16 @@ async def stand_in(table: Table, user_id: int, on: bool) -> None:
     table.seats_changed()
 
 
+async def set_pace(table: Table, user_id: int, pace: Pace) -> None:
+    """The table's creator sets how long its bots wait before a move, at any time: the pace
+    is no rule (``server.table_options``)."""
+    if user_id != table.creator:
+        raise TableError("not_allowed", "only the table's creator sets its pace")
+    if pace != table.pace:
+        table.pace = pace
+        table.seats_changed()  # listed, and in every snapshot
+
+
 def check_not_own(table: Table, judge: int | None) -> None:
     """A room owner (``judge``, a user id; None: an admin, who may) judges no table he
     sits at, nor the game he plays in."""
@@ -240,6 +251,7 @@ COMMANDS: dict[str, Callable[..., Any]] = {
     "remove_bot": remove_bot,
     "leave": leave,
     "stand_in": stand_in,
+    "set_pace": set_pace,
     "seat_with_bots": seat_with_bots,
     "act": act,
     "kick": kick,

@@ -13,15 +13,26 @@ fixes (``Variant.fixed``: 翻棋's ``blocked_is_defeat``), which the engine woul
 
 A table's rules are parsed once, when it is made (``table_rules``; ``kept_rules`` when a table
 is taken back): the table keeps the ``RuleOptions`` it plays by.
+
+Besides its rules a table has a pace (``PACES``): how long its bots wait at least, from the
+start of their turn, before their move, so that people can follow. It is no rule: it changes
+neither a game's record nor whether the table is rated, and its creator may change it any time.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal, get_args
 
 from engine import MalformedInput, RuleOptions, get_variant
+
+Pace = Literal["fast", "normal", "slow"]
+# a bot's least wait before its move, from the start of its turn, at each pace (seconds; the
+# operator may scale them: ``TablePolicy.bot_pace_scale``)
+PACES: dict[Pace, float] = {"fast": 0.5, "normal": 1.5, "slow": 3.0}
+DEFAULT_PACE: Pace = "normal"
+assert set(PACES) == set(get_args(Pace))
 
 # what a table may set: option -> (least, most)
 TABLE_BOUNDS: dict[str, tuple[int, int]] = {

@@ -39,7 +39,7 @@ from server.ownership import Lease
 from server.presence import Gone, Presence
 from server.seating import SeatInfo, Seating
 from server.store import Scored, Store
-from server.table_options import TableRules
+from server.table_options import DEFAULT_PACE, PACES, Pace, TableRules
 from server.tasks import cancel
 from server.updates import Sent
 
@@ -91,6 +91,7 @@ class Table:
         self.creator_address: str | None = None
         self.stand_ins = False  # 托管 at this table: a bot plays for a player who is away
         self.quick = False  # a table of play now (马上开始)
+        self.pace: Pace = DEFAULT_PACE  # how long its bots wait before a move (no rule)
         self.version = 0
         self.changed_seats = False  # seats changed in the running command
         self.sent: Sent | None = None  # what the last update showed
@@ -337,6 +338,7 @@ class Table:
             "creator_name": self.creator_name,
             "creator_address": self.creator_address,
             "stand_in": self.stand_ins,
+            "pace": self.pace,
             "game_id": game.game_id,
             "players": game.players,
             "stood_in": sorted(game.stood_in),
@@ -483,12 +485,17 @@ class Table:
         state = self.state
         if self.bots.think is None or not self.in_game or state is None:
             return
+        # the seat to move waits for the table's pace from the start of its turn (the last
+        # action), so that people see one move before the next
+        pace = PACES[self.pace] * self.policy.bot_pace_scale
         for seat, info in enumerate(self.seats):
             if self.bot_plays(seat):
                 if not info.bot:
                     self.game.stood_in.add(seat)
                     self.bots.take_over(seat, state)
-                self.bots.wake(seat, info.level, state, self.version)
+                moving = state.phase == Phase.PLAYING and state.to_move == seat
+                not_before = self.game.acted_at + pace if moving else 0.0
+                self.bots.wake(seat, info.level, state, self.version, not_before)
 
     async def bot_act(self, seat: int, version: int, action: dict[str, Any]) -> None:
         """A bot's ``action`` for ``seat``, decided at table ``version``: it runs in the actor."""

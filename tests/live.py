@@ -77,6 +77,7 @@ def start_server(
         "JUNQI_ACTIONS_PER_10_SECONDS": "100000",  # scripted clients play far faster than people
         "JUNQI_GUESTS_PER_ADDRESS_PER_DAY": "100000",  # and all come from one address
         "JUNQI_SEAT_COMMANDS_PER_10_SECONDS": "100000",
+        "JUNQI_BOT_PACE_SCALE": "0",  # bots move as they decided (the pace has its own tests)
         **(settings or {}),
     }
     process = subprocess.Popen(

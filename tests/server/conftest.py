@@ -55,6 +55,7 @@ def api_database(
 
 def make_settings(database_url: str, **changes: object) -> Settings:
     changes.setdefault("bot_pause_seconds", 0.0)
+    changes.setdefault("bot_pace_scale", 0.0)  # bots move at once (the pace has its own tests)
     # scripted clients play far faster than people: the limits have tests of their own
     changes.setdefault("actions_per_10_seconds", 100_000)
     changes.setdefault("seat_commands_per_10_seconds", 100_000)

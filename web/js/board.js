@@ -221,7 +221,7 @@ function fights(g, model) {
   return repeat(model.fights ?? [], (f) => f.key, (f) => {
     const [x, y] = at(g, f.station);
     const up = y - 42 < g.box[1] * UNIT ? 44 : -44; // below the station if it would leave the board
-    return svg`<g class=${`fight ${f.outcome}`} transform=${`translate(${x},${y})`} data-fight=${f.outcome}>
+    return svg`<g class=${`fight ${f.outcome}`} transform=${`translate(${x},${y})`} data-fight=${f.outcome} data-seq=${f.key}>
       <circle class="burst" r="22"></circle>
       <g transform=${`translate(0,${up})`}>
         <rect x="-62" y="-17" width="124" height="34" rx="6"></rect>

@@ -5,6 +5,7 @@ import { html, nothing } from "../vendor/lit-html/lit-html.js";
 import { command } from "./actions.js";
 import { chatBox } from "./chat.js";
 import { ruleText, t, unratedText, variantName } from "./i18n.js";
+import { paceSelect, preferredPace } from "./pace.js";
 import { profileLink } from "./profile.js";
 import { changed, store, variantEntry } from "./store.js";
 import { openTable } from "./table.js";
@@ -33,7 +34,8 @@ async function loadExtras() {
 }
 
 async function playNow(room) {
-  const ok = await command({ type: "play_now", ...(room ? { room } : {}) });
+  const pace = preferredPace();
+  const ok = await command({ type: "play_now", ...(room ? { room } : {}), ...(pace ? { pace } : {}) });
   if (ok) openTable(ok.table);
 }
 
@@ -46,7 +48,8 @@ async function create(room) {
     if (form.elements.engineer_scouting.value) options.engineer_scouting = form.elements.engineer_scouting.value;
   }
   const standIn = form?.elements.stand_in.checked ?? false;
-  const ok = await command({ type: "create_table", room, options, stand_in: standIn });
+  const pace = form?.elements.pace.value || preferredPace();
+  const ok = await command({ type: "create_table", room, options, stand_in: standIn, ...(pace ? { pace } : {}) });
   if (!ok) return;
   await command({ type: "sit", table: ok.table, seat: 0 });
   openTable(ok.table);
@@ -102,6 +105,7 @@ function roomCard(room) {
           <option value="off">${t("scoutOff")}</option><option value="all">${t("scoutAll")}</option><option value="team">${t("scoutTeam")}</option></select></label>
         <label title=${t("standInHelp")}><input type="checkbox" name="stand_in"> ${t("standIn")}</label>
         <p class="sub stand-in-help">${t("standInHelp")}</p>
+        ${paceSelect(`pace-${room.id}`, preferredPace() ?? "normal")}
       </form></details>
     <ul class="tables">${shown.map(tableRow)}</ul>
     ${rest.length ? html`<details class="quiet-tables"><summary>${t("quietTables", { n: rest.length })}</summary>

@@ -4,6 +4,7 @@
 // what a viewer may do all come from the server.
 
 import { html, nothing, render } from "../vendor/lit-html/lit-html.js";
+import { notifying, pageTitle, toggleNotify } from "./alerts.js";
 import { Api, Socket } from "./api.js";
 import { errorText, t, toggleLanguage } from "./i18n.js";
 import { enterLobby, lobbyView } from "./lobby.js";
@@ -14,7 +15,7 @@ import { openRules, rulesView } from "./rules.js";
 import { guideOffer, guideView, openGuide } from "./guide.js";
 import { changed, notify, onChange, store } from "./store.js";
 import { muted, toggleMute } from "./sounds.js";
-import { closeTable, openTable, tableMessage, tableView, tick } from "./table.js";
+import { closeTable, openTable, tableMessage, tableView, tick, yourTurnNow } from "./table.js";
 
 store.api = new Api();
 const root = document.querySelector("#app");
@@ -124,6 +125,8 @@ function header() {
     <span class=${`connection ${store.connection}`} title=${store.connection}></span>
     <button id="mute" type="button" aria-label=${muted() ? t("soundOn") : t("soundOff")} aria-pressed=${String(muted())}
       @click=${() => { toggleMute(); changed(); }}>♪ ${muted() ? t("off") : t("on")}</button>
+    <button id="notify" type="button" title=${t("notifyHelp")} aria-label=${t("notifyHelp")} aria-pressed=${String(notifying())}
+      @click=${async () => { const refused = await toggleNotify(); if (refused) notify(refused); changed(); }}>${t("notifyShort")} ${notifying() ? t("on") : t("off")}</button>
     <button id="lang" type="button" @click=${() => { toggleLanguage(); changed(); }}>${t("language")}</button>
   </header>`;
 }
@@ -160,7 +163,7 @@ function view() {
 }
 
 onChange(() => {
-  document.title = t("title");
+  document.title = pageTitle(yourTurnNow());
   render(html`${header()}${notice()}<main>${view()}</main>${modal()}`, root);
   followLog();
 });

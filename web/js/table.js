@@ -5,11 +5,14 @@
 import { html, nothing } from "../vendor/lit-html/lit-html.js";
 import { act, command, snapshotArrived } from "./actions.js";
 import { bestGeometry, boardView, UNIT } from "./board.js";
+import { turnBegan } from "./alerts.js";
 import { chatBox } from "./chat.js";
 import { deploying, deployTools, confirmButton, draftPieces, followDeployment, problemMarks, swap } from "./deploy.js";
 import { commitmentLine, dealStations, fairBox, rememberTable } from "./fairness.js";
-import { outcomeText, rankLabel, rankName, reasonText, ruleText, t, unratedText, variantName } from "./i18n.js";
+import { clearHighlights, queueHighlight } from "./highlights.js";
+import { rankLabel, reasonText, ruleText, t, unratedText, variantName } from "./i18n.js";
 import { logList, nameOf, resultCard } from "./log.js";
+import { paceName, paceSelect } from "./pace.js";
 import { handTray, pregameCard } from "./pregame.js";
 import { rulesDialog, showRules } from "./rules.js";
 import { armName, seatColour, seatPanels } from "./seats.js";
@@ -18,7 +21,6 @@ import { changed, store } from "./store.js";
 
 const HEADER = 44; // px, the page header
 const BAR = 88; // px, the action bar under the board on a narrow screen
-const FIGHT_MS = 2800;
 
 export function openTable(id) {
   if (store.table?.id === id && store.view === "table") return;
@@ -26,13 +28,14 @@ export function openTable(id) {
   store.view = "table";
   store.table = { id, snapshot: null, events: [], selected: null, fights: [], slide: null, zoom: null,
     bottom: null, showResult: true, deploy: null, level: "normal", names: [], fair: {} };
+  clearHighlights(store.table); // the moves still to show one after another (highlights.js)
   if (location.hash !== `#table/${id}`) history.pushState(null, "", `#table/${id}`);
   store.socket.watch(id).catch(() => {});
   changed();
 }
 
 export function closeTable() {
-  if (store.table) store.socket.unwatch(store.table.id);
+  if (store.table) { store.socket.unwatch(store.table.id); clearHighlights(store.table); }
   store.table = null;
 }
 
@@ -53,21 +56,23 @@ export function tableMessage(m) {
   tbl.snapshot = m.snapshot;
   if (m.snapshot.status === "playing") tbl.names = m.snapshot.seats.map((s) => s.name);
   for (const e of m.events) {
-    if (e.kind === "game_created") { tbl.events = []; tbl.showResult = true; tbl.selected = null; }
+    if (e.kind === "game_created") { tbl.events = []; tbl.showResult = true; tbl.selected = null; clearHighlights(tbl); }
     if (tbl.events.length && e.seq <= tbl.events[tbl.events.length - 1].seq) continue;
     tbl.events.push(e);
     if (m.type !== "update") continue;
     if (e.kind === "moved") {
       tbl.slide = { origin: e.origin, target: e.target, key: e.seq };
-      if (e.outcome) showFight(tbl, e);
-      (e.outcome ? sound.fight : sound.move)();
+      queueHighlight(tbl, e);
     } else if (e.kind === "flipped") {
-      sound.move();
+      queueHighlight(tbl, e);
     } else if (e.kind === "game_over") {
       sound.end(e.result?.winners?.includes(m.snapshot.you));
     }
   }
-  if (m.type === "update" && myTurn(m.snapshot) && !(before && myTurn(before))) sound.turn();
+  if (m.type === "update" && myTurn(m.snapshot) && !(before && myTurn(before))) {
+    sound.turn();
+    turnBegan(variantName(m.snapshot.variant)); // a notification, in a hidden tab (alerts.js)
+  }
   const [was, now] = [before?.game, m.snapshot.game];
   if (was?.phase !== now?.phase || (now?.phase === "playing" && was.to_move !== now.to_move)) tbl.selected = null;
   if (followDeployment(tbl)) tbl.autoZoom = true;
@@ -88,14 +93,10 @@ export function tick() {
   }
 }
 
-function showFight(tbl, e) {
-  const rank = (r) => (r ? rankName(r) : "?");
-  const fight = { key: e.seq, station: e.target, outcome: e.outcome, ranks: `${rank(e.rank)} ⚔ ${rank(e.defender_rank)}`, text: outcomeText(e.outcome) };
-  tbl.fights = [fight]; // the latest fight only: several at once would hide the board
-  setTimeout(() => { tbl.fights = tbl.fights.filter((f) => f !== fight); changed(); }, FIGHT_MS);
-}
-
 // --- what the board shows -----------------------------------------------------------------------
+
+// Whether the open table waits for the player's move now (the tab's title says so).
+export const yourTurnNow = () => store.view === "table" && Boolean(store.table?.snapshot) && myTurn(store.table.snapshot);
 
 function myTurn(snap) {
   const g = snap.game, me = snap.you;
@@ -114,6 +115,7 @@ function raiseStations(snap, board) {
   return board.stations.filter((s) => s.kind === "hq" && s.seat === me && !taken.has(s.id)).map((s) => s.id);
 }
 
+// Each seat's last move; the one shown now (highlights.js), else the latest, is marked latest.
 function lastMoves(tbl, colourOf) {
   const per = new Map();
   let latest = -1;
@@ -123,7 +125,8 @@ function lastMoves(tbl, colourOf) {
     else continue;
     latest = e.seq;
   }
-  return [...per.values()].map((m) => ({ ...m, colour: colourOf(m.seat), latest: m.seq === latest }));
+  const focus = tbl.busy && tbl.showing ? tbl.showing.seq : latest;
+  return [...per.values()].map((m) => ({ ...m, colour: colourOf(m.seat), latest: m.seq === focus }));
 }
 
 function boardModel(tbl, snap, board) {
@@ -399,6 +402,7 @@ export function tableView() {
           <button id="rules-button" class="small" @click=${() => showRules(snap.room, tbl.id)}>${ruleText("rulesTitle")}</button></h2>
         <p class="sub">${t(snap.status)} · ${t("spectators", { n: snap.spectators })}${g ? ` · ${t("moves", { n: g.total_moves })}` : ""}</p>
         ${snap.rated === false ? html`<p class="sub unrated-note">${t("unrated", { why: unratedText(snap.unrated_because) })}</p>` : nothing}
+        ${paceLine(tbl)}
         ${me === null ? html`<p class="sub">${t("viewFrom")}</p>` : nothing}
         ${commitmentLine(g?.commitment)}
         ${finished && !tbl.showResult ? fairBox(tbl.fair, () => fairSource(tbl)) : nothing}
@@ -410,6 +414,16 @@ export function tableView() {
     </aside>
     ${rulesDialog()}
   </section>`;
+}
+
+// The bots' pace (pace.js), at a table with bots: its creator chooses it, the others read it.
+function paceLine(tbl) {
+  const snap = tbl.snapshot;
+  if (!snap.pace || !(snap.bots || snap.seats.some((s) => s.taken_over))) return nothing;
+  if (!store.user?.name || snap.creator !== store.user.name) {
+    return html`<p class="sub pace" data-pace=${snap.pace} title=${t("paceHelp")}>${t("pace")}: ${paceName(snap.pace)}</p>`;
+  }
+  return html`<p class="sub pace" data-pace=${snap.pace}>${paceSelect("pace", snap.pace, (pace) => command({ type: "pace", table: tbl.id, pace }))}</p>`;
 }
 
 // How the log names the table's seats: their players (also those who left) and colours.
