@@ -49,6 +49,7 @@ class RoomIn(ReasonIn):
         description="letters, digits, _ and -; none: the variant and the first free number",
     )
     name: RoomName = Field(examples=["四国军棋 快棋室"])
+    name_en: RoomName | None = Field(None, examples=["Four-player, quick"])
     variant: str = Field(examples=["siguo"], json_schema_extra=VARIANT_FIELD)
     options: dict[str, Any] = Field(
         default_factory=dict,
@@ -67,6 +68,7 @@ class RoomEdit(ReasonIn):
     ``null`` takes the owner away."""
 
     name: RoomName | None = None
+    name_en: RoomName | None = None
     variant: str | None = Field(None, json_schema_extra=VARIANT_FIELD)
     options: dict[str, Any] | None = Field(
         None, description="the room's options, all of them (they replace the old ones)"
@@ -79,6 +81,7 @@ class RoomEdit(ReasonIn):
 class RoomRow(BaseModel):
     id: str
     name: str
+    name_en: str | None
     variant: str
     options: dict[str, Any]
     owner: str | None
@@ -97,7 +100,7 @@ class RoomRow(BaseModel):
 
 # --- rooms --------------------------------------------------------------------------------------
 
-ROOM_FIELDS = ("name", "variant", "options", "owner", "max_tables", "rated_with_bots")
+ROOM_FIELDS = ("name", "name_en", "variant", "options", "owner", "max_tables", "rated_with_bots")
 Responses = dict[int | str, dict[str, Any]]
 
 
@@ -126,6 +129,7 @@ def _room_row(request: Request, row: Room, owner: str | None) -> RoomRow:
     return RoomRow(
         id=row.id,
         name=row.name,
+        name_en=row.name_en,
         variant=row.variant,
         options=json.loads(row.options),
         owner=owner,
@@ -225,6 +229,7 @@ async def create_room(body: RoomIn, admin: Admin, session: Session, request: Req
     row = Room(
         id=room_id,
         name=body.name,
+        name_en=body.name_en,
         variant=variant,
         options=json.dumps(options, ensure_ascii=False),
         owner_id=None if owner is None else owner.id,
@@ -235,6 +240,7 @@ async def create_room(body: RoomIn, admin: Admin, session: Session, request: Req
     session.add(row)
     fields = {
         "name": body.name,
+        **({} if body.name_en is None else {"name_en": body.name_en}),
         "variant": variant,
         "options": options,
         "owner": body.owner,
@@ -276,6 +282,7 @@ async def edit_room(
     lobby: Lobby = request.app.state.lobby
     before = {
         "name": row.name,
+        "name_en": row.name_en,
         "variant": row.variant,
         "options": json.loads(row.options),
         "owner": owner_name,
@@ -296,6 +303,8 @@ async def edit_room(
         after["owner"] = None if owner is None else owner.name
     if body.name is not None:
         after["name"] = body.name
+    if body.name_en is not None:
+        after["name_en"] = body.name_en
     if body.rated_with_bots is not None:
         after["rated_with_bots"] = body.rated_with_bots
     changes = {f: {"from": before[f], "to": after[f]} for f in ROOM_FIELDS if before[f] != after[f]}
@@ -310,7 +319,7 @@ async def edit_room(
                 f"room {room_id} has {open_tables} tables open: its variant changes only "
                 "with none (close it and let its games finish)",
             )
-    row.name, row.variant = after["name"], after["variant"]
+    row.name, row.name_en, row.variant = after["name"], after["name_en"], after["variant"]
     row.options = json.dumps(after["options"], ensure_ascii=False)
     if "owner" in changes:
         row.owner_id = None if owner is None else owner.id

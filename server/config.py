@@ -23,6 +23,7 @@ class RoomConfig(BaseModel):
 
     id: str
     name: str
+    name_en: str | None = None  # its name for players who chose English
     variant: str
     options: dict[str, object] = Field(default_factory=dict)
     owner: str | None = None  # user name of the room owner
@@ -53,23 +54,39 @@ class TablePolicy:
 
 def default_rooms() -> list[RoomConfig]:
     return [
-        RoomConfig(id="siguo-1", name="四国军棋 一室", variant="siguo"),
+        RoomConfig(
+            id="siguo-1", name="四国军棋 一室", name_en="Four-player, room 1", variant="siguo"
+        ),
         RoomConfig(
             id="siguo-open",
             name="四国军棋 双明室",
+            name_en="Four-player, partners open",
             variant="siguo",
             options={"information": "partners_open"},
         ),
-        RoomConfig(id="luanzhan-1", name="乱战四国 一室", variant="luanzhan"),
-        RoomConfig(id="sandayi-1", name="三打一 一室", variant="sandayi"),
+        RoomConfig(
+            id="luanzhan-1",
+            name="乱战四国 一室",
+            name_en="Free-for-all, room 1",
+            variant="luanzhan",
+        ),
+        RoomConfig(
+            id="sandayi-1",
+            name="三打一 一室",
+            name_en="Three against one, room 1",
+            variant="sandayi",
+        ),
         RoomConfig(
             id="sanguo-1",
             name="三国军棋 随机防作弊室",
+            name_en="Three-player, random seats",
             variant="sanguo",
             options={"random_seats": True},
         ),
-        RoomConfig(id="liangguo-1", name="二人暗棋 一室", variant="liangguo"),
-        RoomConfig(id="fanqi-1", name="翻棋 一室", variant="fanqi"),
+        RoomConfig(
+            id="liangguo-1", name="二人暗棋 一室", name_en="Two-player, room 1", variant="liangguo"
+        ),
+        RoomConfig(id="fanqi-1", name="翻棋 一室", name_en="Flip Junqi, room 1", variant="fanqi"),
     ]
 
 

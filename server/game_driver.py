@@ -116,7 +116,9 @@ class GameDriver:
         self.stood_in = set()
 
     def step(self, action: engine.Action) -> list[Event]:
-        """Apply ``action`` to the game; the engine's refusal as a ``TableError``."""
+        """Apply ``action`` to the game; the engine's refusal as a ``TableError``. Each event
+        carries its ``ply``: the number of the game's recorded actions with this one, the step
+        at which a replay shows it (docs/protocol.md)."""
         assert self.state is not None
         try:
             self.state, events = engine.apply(self.state, action)
@@ -125,7 +127,8 @@ class GameDriver:
             if code is None:
                 raise
             raise TableError(code, str(error)) from None
-        return events
+        ply = len(self.state.log)
+        return [replace(e, data={**e.data, "ply": ply}) for e in events]
 
     def parse(self, seat: int, action: dict[str, Any]) -> engine.Action:
         """A player's action for ``seat`` from its JSON (every player action names its seat:

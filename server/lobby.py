@@ -516,6 +516,7 @@ class Lobby:
                 {
                     "id": room.id,
                     "name": room.name,
+                    "name_en": room.name_en,
                     "variant": room.variant,
                     "options": room.options,
                     "owner": room.owner,

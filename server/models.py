@@ -141,6 +141,7 @@ class Room(Base):
 
     id: Mapped[str] = mapped_column(String(64), primary_key=True)
     name: Mapped[str] = mapped_column(String(64))
+    name_en: Mapped[str | None] = mapped_column(String(64))  # its name in English, if any
     variant: Mapped[str] = mapped_column(String(16))
     options: Mapped[str] = mapped_column(Text, default="{}")  # rule options, JSON
     owner_id: Mapped[int | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"))

@@ -28,6 +28,7 @@ def room_config(row: Room, owner: str | None) -> RoomConfig:
     return RoomConfig(
         id=row.id,
         name=row.name,
+        name_en=row.name_en,
         variant=row.variant,
         options=json.loads(row.options),
         owner=owner,
@@ -63,6 +64,7 @@ async def load_rooms(
                 row = Room(id=room.id)
                 session.add(row)
             row.name, row.variant, row.max_tables = room.name, room.variant, room.tables
+            row.name_en = room.name_en
             row.options = json.dumps(room.options, ensure_ascii=False)
             row.owner_id = await _configured_owner(session, row, room.owner)
             row.rated_with_bots = room.rated_with_bots

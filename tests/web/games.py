@@ -161,6 +161,7 @@ def play_a_whole_game(server: str, browser: Browser, room: str) -> None:
                 )
             elif done.get("offered") and p.moves >= 4:
                 page.click("#surrender")
+                page.click("#modal-confirm")  # 投降 is asked first
                 page.wait_for_selector("#result")
     else:
 

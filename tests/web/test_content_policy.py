@@ -83,6 +83,7 @@ def test_the_client_runs_under_its_content_security_policy(server: str, browser:
         player.decide()
     page.wait_for_selector("#surrender")
     page.click("#surrender")
+    page.click("#modal-confirm")  # 投降 is asked first
     page.wait_for_selector("#result")
     page.click("#to-replay")
     page.wait_for_selector("#replay svg.board")

@@ -406,7 +406,8 @@ def test_an_escape_reads_as_one_on_the_result_card(shared: str, browser: Browser
         }"""
     )
     left, timed_out = rows
-    assert left["reason"] == timed_out["reason"] == "有人逃跑"
+    assert left["reason"] == "逃跑 · 乙 逃跑了"  # as the winner reads it
+    assert timed_out["reason"] == "逃跑 (超时) · 乙 超时次数到了上限, 算逃跑"
     assert left["escaped"][1:4] == ["逃跑", "", "-2"]  # said once
     assert timed_out["escaped"][1:4] == ["逃跑", "超时次数到了上限, 算逃跑", "-2"]
     assert left["quiet"] and timed_out["quiet"]  # a first game: no word of the repeat rule

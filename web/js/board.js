@@ -6,6 +6,7 @@
 
 import { svg, nothing } from "../vendor/lit-html/lit-html.js";
 import { repeat } from "../vendor/lit-html/directives/repeat.js";
+import { rankName, t } from "./i18n.js";
 
 export const UNIT = 40; // user units per board unit (the distance of two neighbouring stations)
 export const ARMY_COLOURS = ["#c0392b", "#c27c0e", "#1e8449", "#2e5aa8"];
@@ -127,7 +128,7 @@ function stations(g) {
     if (s.kind === "camp") return svg`<circle class="station camp" cx=${x} cy=${y} r=${UNIT * 0.36}></circle>`;
     if (s.kind === "hq") {
       return svg`<rect class="station hq" x=${x - 17} y=${y - 12} width="34" height="24" rx="9"></rect>
-        <text class="hq-label" x=${x} y=${y + 4}>营</text>`;
+        <text class="hq-label" x=${x} y=${y + 4}>${t("hqLabel")}</text>`;
     }
     return svg`<rect class="station post" x=${x - 14} y=${y - 9} width="28" height="18" rx="2"></rect>`;
   });
@@ -178,7 +179,7 @@ function marks(g, model) {
     const [x, y] = at(g, station);
     out.push(svg`<g class=${`flag-mark ${kind}`} transform=${`translate(${x},${y})`} data-flag=${station}>
       <rect x="-20" y="-14.5" width="40" height="29" rx="4"></rect>
-      <circle cx="15" cy="-12" r="7"></circle><text x="15" y="-8.5">${kind === "raised" ? "升" : "亮"}</text></g>`);
+      <circle cx="15" cy="-12" r="7"></circle><text x="15" y="-8.5">${t(kind === "raised" ? "flagRaisedMark" : "flagShownMark")}</text></g>`);
   }
   for (const [station, codes] of model.problems ?? []) {
     const [x, y] = at(g, station);
@@ -275,7 +276,8 @@ function panel(g, p) {
 //   seat(seat) (a click on a seat's panel), panelAction(seat, action) (a panel's button) }.
 export function boardView(g, model, on) {
   const [bx, by, bw, bh] = g.box.map((v) => v * UNIT);
-  const labels = new Map(model.pieces.map((p) => [p.station, p.label || "?"])); // for screen readers
+  // a piece's whole name, for screen readers and as its tooltip (the label on it may be short)
+  const labels = new Map(model.pieces.map((p) => [p.station, p.rank ? rankName(p.rank) : "?"]));
   return svg`<svg class=${`board board-${g.data.key}${model.interactive ? "" : " overview"}`} viewBox=${`${bx} ${by} ${bw} ${bh}`}
       role="group" aria-label=${model.label ?? ""}
       @pointerdown=${(e) => pointerDown(e, model)} @pointermove=${pointerMove} @pointerup=${(e) => pointerUp(e, model, on)}
@@ -294,7 +296,7 @@ export function boardView(g, model, on) {
       const drag = model.draggable?.has(s.id);
       const label = labels.get(s.id);
       return svg`<circle class=${`hit${drag ? " drag" : ""}`} cx=${x} cy=${y} r=${UNIT / 2} data-station=${s.id}
-        tabindex=${model.interactive ? "0" : "-1"} role="button" aria-label=${label === undefined ? s.id : `${s.id} ${label}`}></circle>`;
+        tabindex=${model.interactive ? "0" : "-1"} role="button" aria-label=${label === undefined ? s.id : `${s.id} ${label}`}>${label && label !== "?" ? svg`<title>${label}</title>` : nothing}</circle>`;
     })}</g>
     <g class="ghost" pointer-events="none"></g>
   </svg>`;

@@ -3,6 +3,25 @@
 
 const WORDS = {
   zh: {
+    latest: "最新 ↓", latestHelp: "回到最新的一步", surrenderWarning: "确定投降吗? 投降就输了这一局。", sureSurrender: "确定投降",
+    botName: "机器人{n}", botTitle: "{level}水平", hqLabel: "营", flagShownMark: "亮", flagRaisedMark: "升",
+    noSuchTable: "没有这张桌子: 它可能已经关闭了", noSuchGame: "没有这局棋的记录", noSuchPlayer: "没有名叫 {name} 的玩家",
+    gameNotOver: "这局棋还没下完: 下完后才能复盘", toLobby: "回到大厅",
+    blockedUsed: "无棋可走 跳过 {n}/{max}", mixedUsed: "跳过 {n}/{max} (超时 {t}, 无棋可走 {b})",
+    outTimeouts: "超时 {n} 次", outBlockedSkips: "无棋可走, 跳过 {n} 次", outMixedSkips: "跳过 {n} 次 (超时 {t}, 无棋可走 {b})",
+    timedOutLine: "超时, 本轮跳过 (第 {t} 次超时)", blockedLine: "无棋可走, 本轮跳过 (第 {b} 次)", skipsOfMax: "已跳过 {n}/{max}",
+    nomYou: "你", nomPartner: "你的队友 {name} ", nomOther: "{name} ", nomSide: "{side}方 {name} ",
+    posYou: "你", posPartner: "你的队友 {name} ", posOther: "{name} ", posSide: "{side}方 {name} ",
+    head_flag_captured: "扛旗", head_no_live_pieces: "全歼", head_blocked: "无子可走", head_blockedSkips: "无子可走",
+    head_skips: "超时", head_skipsMixed: "跳过过多", head_surrender: "投降", head_escape: "逃跑", head_escapeTimeouts: "逃跑 (超时)",
+    why_flag_captured: "{whose}的军旗被夺", why_no_live_pieces: "{whose}能走的棋子全被吃光", why_blocked: "{who}无子可走",
+    why_blockedSkips: "{who}无棋可走, 被跳过 {n} 次", why_skips: "{who}超时 {n} 次", why_skipsMixed: "{who}被跳过 {n} 次 (超时 {t}, 无棋可走 {b})",
+    why_surrender: "{who}投降了", why_escape: "{who}逃跑了", why_escapeTimeouts: "{who}超时次数到了上限, 算逃跑",
+    won_flag_captured: "{victor}夺下了 {name} 的军旗", won_no_live_pieces: "{victor}吃掉了 {name} 的最后一个能走的棋子",
+    end_agreement: "协议和棋", endWhy_agreement: "各方同意和棋", end_dissolved: "管理员解散", endWhy_dissolved: "管理员解散了对局, 不计分",
+    end_move_limit: "步数和棋", endWhy_move_limit: "全局走满 {n} 步", endWhy_move_limit_: "步数到了上限",
+    end_no_capture: "久无交战和棋", endWhy_no_capture: "连续 {n} 步没有交战", endWhy_no_capture_: "太久没有交战",
+    end_elimination: "分出胜负", end_escape: "逃跑",
     title: "军棋", guest: "游客进入", login: "登录", register: "注册", name: "名字", password: "密码",
     signInHint: "名字 2–20 个字 (汉字、字母、数字、_ 或 -), 新密码至少 8 位", lobby: "大厅", create: "开新桌", sit: "坐下",
     watch: "旁观", stand: "站起", ready: "开始", unready: "取消准备", leave: "离开",
@@ -93,6 +112,25 @@ const WORDS = {
     verifyBadDeal: "验证失败: 按种子发的牌与对局不一致", verifyWrongSeen: "你在对局中看到的发牌有 {n} 处与种子发的不同", verifyWrongRecord: "对局记录里的发牌有 {n} 处与种子发的不同", verifyError: "无法验证: {why}",
   },
   en: {
+    latest: "Latest ↓", latestHelp: "back to the latest move", surrenderWarning: "Surrender? You lose this game.", sureSurrender: "Surrender",
+    botName: "Bot {n}", botTitle: "{level} level", hqLabel: "HQ", flagShownMark: "F", flagRaisedMark: "R",
+    noSuchTable: "No such table: it may have closed", noSuchGame: "No record of this game", noSuchPlayer: "No player is called {name}",
+    gameNotOver: "This game is still on: its replay opens once it is over", toLobby: "Back to the lobby",
+    blockedUsed: "no move, skipped {n}/{max}", mixedUsed: "skipped {n}/{max} ({t} timeouts, {b} no move)",
+    outTimeouts: "timed out {n} times", outBlockedSkips: "no legal move, skipped {n} times", outMixedSkips: "skipped {n} times ({t} timeouts, {b} with no legal move)",
+    timedOutLine: "timed out, turn lost (timeout {t})", blockedLine: "no legal move, turn skipped ({b})", skipsOfMax: "skipped {n}/{max}",
+    nomYou: "you ", nomPartner: "your partner {name} ", nomOther: "{name} ", nomSide: "{name} ({side}) ",
+    posYou: "your ", posPartner: "your partner {name}'s ", posOther: "{name}'s ", posSide: "{name}'s ({side}) ",
+    head_flag_captured: "Flag captured", head_no_live_pieces: "Wiped out", head_blocked: "No legal move", head_blockedSkips: "No legal move",
+    head_skips: "Timeouts", head_skipsMixed: "Too many turns lost", head_surrender: "Surrender", head_escape: "Escape", head_escapeTimeouts: "Escape (timeouts)",
+    why_flag_captured: "{whose}flag was captured", why_no_live_pieces: "{whose}last piece that could move was taken", why_blocked: "{who}had no legal move",
+    why_blockedSkips: "{who}had no legal move, skipped {n} times", why_skips: "{who}timed out {n} times", why_skipsMixed: "{who}lost {n} turns ({t} timeouts, {b} with no legal move)",
+    why_surrender: "{who}surrendered", why_escape: "{who}left the game: an escape", why_escapeTimeouts: "{who}timed out to the limit: an escape",
+    won_flag_captured: "{victor}captured {name}'s flag", won_no_live_pieces: "{victor}took {name}'s last piece that could move",
+    end_agreement: "Draw by agreement", endWhy_agreement: "every side agreed", end_dissolved: "Dissolved", endWhy_dissolved: "a moderator ended the game: nobody scores",
+    end_move_limit: "Draw: move limit", endWhy_move_limit: "the game reached {n} moves", endWhy_move_limit_: "the move limit was reached",
+    end_no_capture: "Draw: no fight", endWhy_no_capture: "{n} moves in a row without a fight", endWhy_no_capture_: "too long without a fight",
+    end_elimination: "Decided", end_escape: "Escape",
     title: "Junqi", guest: "Play as guest", login: "Sign in", register: "Register", name: "Name",
     password: "Password", signInHint: "A name is 2–20 letters, digits, Chinese characters, _ or -; a new password at least 8 characters",
     lobby: "Lobby", create: "New table", sit: "Sit", watch: "Watch", stand: "Stand up",
@@ -109,7 +147,7 @@ const WORDS = {
     redeal: "Ask for a redeal", keep: "Keep this hand", problems: "Layout problems",
     language: "中文", games: "Recent games", options: "Table rules", moveSeconds: "Seconds a move",
     playNow: "Play now", playBots: "Play with bots", addBot: "Add a bot", removeBot: "Remove bot",
-    standIn: "托管: a bot plays for players who are away",
+    standIn: "Stand-in: a bot plays for players who are away",
     standInHelp: "The bot only plays meanwhile: a player not back by the end of the grace has escaped all the same",
     standInOnHelp: "A bot plays for you until you take the seat back; away from the table past the grace, you have escaped all the same", botLevel: "Bot level",
     pace: "Bot pace", paceFast: "fast (0.5 s)", paceNormal: "normal (1.5 s)", paceSlow: "slow (3 s)",
@@ -120,21 +158,20 @@ const WORDS = {
     escapeWarning: "Escape warning: escape again and you may not sit for a while",
     escapeBan: "Too many escapes: no seat at tables until", easy: "easy", normal: "normal",
     hard: "hard", bot: "bot", you: "you", partner: "partner", online: "online",
-    away: "away {s}s", stoodIn: "bot plays (托管)", deployed: "deployed", deploying_: "deploying",
+    away: "away {s}s", stoodIn: "a bot stands in", deployed: "deployed", deploying_: "deploying",
     isReady: "ready", notReady: "not ready", skipsUsed: "timeouts {n}/{max}", banker: "banker",
-    // the marks of the seats' sides and the board's mountain line as the Chinese game writes them
-    teamMark0: "甲", teamMark1: "乙", bankerMark: "庄", idleMark: "闲", mountain: "山 界",
+    teamMark0: "A", teamMark1: "B", bankerMark: "Bk", idleMark: "Id", mountain: "mountains",
     idle: "idle", team: "team {t}", toMoveClock: "{s}s", standInOn: "Bot plays for me",
     standInOff: "Play myself", zoomIn: "Zoom in", zoomOut: "Whole board", swapSeat: "Swap seats",
     viewFrom: "Click a seat's panel to see the board from there", swapAsk: "Accept swap", pickTitle: "Pick a colour", pickOrder: "Picking order",
     pickYours: "Pick your colour", pickWait: "{name} is picking", pickLast: "The last colour goes to the host, {name}",
     picked: "picked", pickBlind: "Blind pick: hands are dealt after the pick",
-    redealTitle: "Ask for a redeal?", redealMay: "Your hand has no 司令, 军长 or 师长: you may ask for a redeal",
+    redealTitle: "Ask for a redeal?", redealMay: "Your hand has no field marshal, general or major general: you may ask for a redeal",
     redealMayNot: "Your hand holds a big piece: no redeal", redealWait: "Waiting for the others",
     answered: "answered", thinking: "thinking", hand: "Your hand", bidTitle: "Bidding",
     bidWait: "{name} is bidding", bidYours: "Your bid", bid1: "Take out 1", bid2: "Take out 2",
     bid3: "Take out 3", noBid: "—", bidOrder: "Bidding order",
-    raiseFlag: "Your 司令 fell: click one of your HQs to raise the flag there",
+    raiseFlag: "Your field marshal fell: click one of your HQs to raise the flag there",
     deployHint: "Click or drag two pieces to swap them", deployDone: "Deployed; waiting for the others",
     deployLeft: "{s}s to deploy", layoutLegal: "The layout is legal",
     lastLayout: "Your last game's layout is loaded", autoLayout: "Automatic layout",
@@ -150,7 +187,7 @@ const WORDS = {
     colourRed: "red", colourYellow: "yellow", colourGreen: "green", colourBlue: "blue",
     colourless: "no colour yet", flipHint: "Click a face-down piece to flip it, or move a piece of your colour",
     paused: "Paused until the absent player is back", rejoin: "Back to my game", history: "Moves", on: "on", off: "off", exportJql: "Export QQ layout (.jql)",
-    jqlNotOne: "this is not a QQ游戏 layout file (.jql)", jqlBad: "the QQ layout file holds an unknown piece", soundOn: "Sound on", soundOff: "Sound off", perspectiveMark: "view", pause: "❚❚ Pause", autoplay: "▶ Autoplay",
+    jqlNotOne: "this is not a QQ Games layout file (.jql)", jqlBad: "the QQ layout file holds an unknown piece", soundOn: "Sound on", soundOff: "Sound off", perspectiveMark: "view", pause: "❚❚ Pause", autoplay: "▶ Autoplay",
     speed: "Speed", perspective: "Seen by", boardOpen: "the board open", asSpectator: "a spectator",
     asSeat: "{name}, as they knew it", linkHere: "Link to this move", recentGames: "Recent games", unratedShort: "unrated", goBack: "Back", logout: "Log out", logoutAll: "Log out everywhere", myProfile: "My profile (change password)",
     changePassword: "Change password", currentPassword: "Current password", newPassword: "New password", confirmPassword: "New password again",
@@ -162,7 +199,7 @@ const WORDS = {
     yourGameOn: "Your game of {variant} is on", backOnline: "Back online", clockLost: "offline", centre: "centre", hiddenPiece: "a hidden piece",
     flagCarry: "picks up the flag", gameStarted: "the battle begins", timedOut: "timed out, turn lost ({n})",
     blockedSkip: "no legal move, skipped ({n})", offersDraw: "offers a draw", asksSurrender: "asks to surrender",
-    proposalLapsed: "the offer lapsed", standInAway: "away: a bot plays until they are back (not back in time: an escape)", standInStarts: "a bot plays (托管)",
+    proposalLapsed: "the offer lapsed", standInAway: "away: a bot plays until they are back (not back in time: an escape)", standInStarts: "a bot plays for them",
     standInEnds: "plays again", resumed: "play goes on", kicked: "removed", dissolvedBy: "the game was dissolved", rated: "Rated · stake {stake}", unrated: "Not rated: {why}",
     unrated_bots: "bots at the table", unrated_table_rules: "the table changed the room's rules", unrated_not_stored: "the result could not be stored",
     unrated_shared_address: "two seats share an address or a device",
@@ -193,8 +230,8 @@ const WORDS = {
 
 const VARIANTS = {
   zh: { siguo: "四国军棋", luanzhan: "乱战四国", sandayi: "三打一", sanguo: "三国军棋", liangguo: "二人暗棋", fanqi: "翻棋" },
-  en: { siguo: "Four-player Junqi", luanzhan: "Four-player free-for-all (乱战)", sandayi: "Three against one (三打一)",
-    sanguo: "Three-player Junqi", liangguo: "Two-player Junqi", fanqi: "Flip Junqi (翻棋)" },
+  en: { siguo: "Four-player Junqi", luanzhan: "Four-player free-for-all", sandayi: "Three against one",
+    sanguo: "Three-player Junqi", liangguo: "Two-player Junqi", fanqi: "Flip Junqi" },
 };
 
 // on the board: the Chinese names in both languages, or the numbers English players use
@@ -207,7 +244,7 @@ const RANK_LABEL = {
   en: {
     supreme_marshal: "41", field_marshal: "40", general: "39", major_general: "38",
     brigadier: "37", colonel: "36", major: "35", captain: "34", lieutenant: "33",
-    engineer: "Eng", landmine: "Mine", bomb: "Bomb", flag: "Flag", missile: "Msl", fortress: "Fort",
+    engineer: "En", landmine: "Mn", bomb: "Bm", flag: "Fl", missile: "Ms", fortress: "Ft",
   },
 };
 
@@ -232,9 +269,9 @@ const REASONS = {
 };
 
 const ELIMINATIONS = {
-  zh: { flag_captured: "军旗被夺", no_live_pieces: "无子可用", skips: "超时过多", blocked: "无棋可走",
+  zh: { flag_captured: "军旗被夺", no_live_pieces: "无子可用", skips: "跳过过多", blocked: "无棋可走",
     surrender: "投降", escape: "逃跑" },
-  en: { flag_captured: "flag captured", no_live_pieces: "no pieces left", skips: "too many timeouts",
+  en: { flag_captured: "flag captured", no_live_pieces: "no pieces left", skips: "too many turns lost",
     blocked: "no legal move", surrender: "surrendered", escape: "escaped" },
 };
 
@@ -253,9 +290,9 @@ const PROBLEMS = {
   },
   en: {
     unknown_station: "not a station of this board", outside_own_arm: "pieces go on your own arm only",
-    piece_in_camp: "camps (行营) start empty", unknown_rank: "unknown piece", too_many_pieces: "too many of this piece",
+    piece_in_camp: "camps start empty", unknown_rank: "unknown piece", too_many_pieces: "too many of this piece",
     missing_pieces: "some pieces are not placed yet", empty_station: "a station of your arm is empty",
-    flag_not_in_hq: "the flag goes in an HQ (大本营)", landmine_outside_back_rows: "landmines only in the last two rows",
+    flag_not_in_hq: "the flag goes in an HQ", landmine_outside_back_rows: "landmines only in the last two rows",
     bomb_in_front_row: "no bomb in the front row", colour_not_in_hand: "no piece of that colour in your hand",
   },
 };
@@ -352,7 +389,24 @@ export function t(key, values = {}) {
   return text.replace(/\{(\w+)\}/g, (_, name) => String(values[name] ?? ""));
 }
 
+// titles (军衔, engine/levels.py) in English, by the rank each is named after
+const TITLES_EN = {
+  兵: "Private", 副班长: "Vice Squad Leader", 正班长: "Squad Leader", 副排长: "Vice Lieutenant", 排长: "Lieutenant",
+  副连长: "Vice Captain", 连长: "Captain", 副营长: "Vice Major", 营长: "Major", 副团长: "Vice Colonel", 团长: "Colonel",
+  副旅长: "Vice Brigadier", 旅长: "Brigadier", 副师长: "Vice Major General", 师长: "Major General",
+  副军长: "Vice General", 军长: "General", 司令: "Field Marshal",
+};
+
 export const variantName = (key) => VARIANTS[language()][key] ?? key;
+// a player's title (the server names it in Chinese) in the reader's language
+export const titleName = (title) => (language() === "en" ? TITLES_EN[title] ?? title : title) ?? "";
+// a room's name in the reader's language: in English its ``name_en``, or, for a room without
+// one whose name is Chinese, its variant and id
+export function roomName(room) {
+  if (!room) return "";
+  if (language() !== "en") return room.name;
+  return room.name_en ?? (/[\u3400-\u9fff]/.test(room.name) ? `${variantName(room.variant)} · ${room.id}` : room.name);
+}
 export const rankLabel = (rank) => RANK_LABEL[language()][rank] ?? "";
 export const rankName = (rank) => (language() === "zh" ? RANK_LABEL.zh[rank] : RANK_NAME_EN[rank]) ?? "?";
 export const reasonText = (reason) => REASONS[language()][reason] ?? reason;

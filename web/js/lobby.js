@@ -4,10 +4,11 @@
 import { html, nothing } from "../vendor/lit-html/lit-html.js";
 import { command } from "./actions.js";
 import { chatBox } from "./chat.js";
-import { ruleText, t, unratedText, variantName } from "./i18n.js";
+import { roomName, ruleText, t, titleName, unratedText, variantName } from "./i18n.js";
 import { paceSelect, preferredPace } from "./pace.js";
 import { profileLink } from "./profile.js";
 import { changed, store, variantEntry } from "./store.js";
+import { playerName } from "./seats.js";
 import { openTable } from "./table.js";
 
 const extras = { leaderboard: [], myGames: [], games: [], escapes: null, loadedAt: 0 };
@@ -70,7 +71,7 @@ function tableRow(table) {
     <span class=${`status ${table.status}`}>${t(table.status)}</span>
     ${table.rated ? nothing : unratedMark(table)}
     ${table.seats.map((s) => s.name
-      ? html`<span class="seat-name">${s.bot ? s.name : profileLink(s.name)}${s.bot ? html` <small>${t("bot")}</small>` : html` <small>${s.title}</small>`}${s.ready ? " ✓" : ""}</span>`
+      ? html`<span class="seat-name">${s.bot ? playerName(s, s.seat) : html`${profileLink(s.name)} <small>${titleName(s.title)}</small>`}${s.ready ? " ✓" : ""}</span>`
       : table.status === "playing" ? html`<span class="seat-name free">${t("empty")}</span>`
         : html`<button class="sit" data-table=${table.id} data-seat=${s.seat} @click=${() => sit(table.id, s.seat)}>${t("sit")} ${s.seat + 1}</button>`)}
     ${mine(table) ? html`<button class="primary rejoin" @click=${() => openTable(table.id)}>${t("rejoin")}</button>` : nothing}
@@ -87,12 +88,12 @@ function roomCard(room) {
   const rest = room.tables.filter((table) => !active(table));
   if (room.closed) { // closed by an admin: its running games are listed until they end
     return html`<section class="card room closed" data-room=${room.id}>
-      <header><h3>${room.name}</h3><span class="variant">${variantName(room.variant)}</span> <small class="closed">${t("closedRoom")}</small></header>
+      <header><h3>${roomName(room)}</h3><span class="variant">${variantName(room.variant)}</span> <small class="closed">${t("closedRoom")}</small></header>
       <ul class="tables">${room.tables.map(tableRow)}</ul>
     </section>`;
   }
   return html`<section class="card room" data-room=${room.id}>
-    <header><h3>${room.name}</h3><span class="variant">${variantName(room.variant)}</span>
+    <header><h3>${roomName(room)}</h3><span class="variant">${variantName(room.variant)}</span>
       <a class="rules-link" href=${`#rules/${encodeURIComponent(room.id)}`} data-rules=${room.id}>${ruleText("rulesTitle")}</a></header>
     <div class="buttons">
       <button class="play-bots primary" data-room=${room.id} @click=${() => playNow(room.id)}>${t("playBots")}</button>
@@ -123,7 +124,7 @@ function sidebar() {
   return html`<aside class="side">
     <section class="card" id="profile"><h3>${t("profile")}</h3>
       <table><thead><tr><th></th><th>${t("points")}</th><th>${t("titleOf")}</th><th>${t("record")}</th></tr></thead>
-      <tbody>${standings.map((s) => html`<tr><td>${variantName(s.variant)}</td><td>${s.points}</td><td>${s.title}</td><td>${s.wins}/${s.losses}/${s.draws}</td></tr>`)}</tbody></table>
+      <tbody>${standings.map((s) => html`<tr><td>${variantName(s.variant)}</td><td>${s.points}</td><td>${titleName(s.title)}</td><td>${s.wins}/${s.losses}/${s.draws}</td></tr>`)}</tbody></table>
       ${escapes?.escapes ? html`<p id="escapes" class="warning">${escapes.banned_until
         ? `${t("escapeBan")} ${new Date(escapes.banned_until).toLocaleString()}` : `${t("escapeWarning")} (${escapes.escapes})`}</p>` : nothing}
       <h3>${t("myGames")}</h3>
@@ -131,10 +132,10 @@ function sidebar() {
         ${t(g.outcome === "draw" ? "drawn" : g.outcome)} <b>${g.points > 0 ? "+" : ""}${g.points}</b></li>`)}</ul>
     </section>
     <section class="card" id="leaderboard"><h3>${t("leaderboard")}</h3>
-      <ol>${extras.leaderboard.map((r) => html`<li><b>${profileLink(r.name)}</b> ${r.points} <small>${r.title} ${r.wins}/${r.losses}/${r.draws}</small></li>`)}</ol></section>
+      <ol>${extras.leaderboard.map((r) => html`<li><b>${profileLink(r.name)}</b> ${r.points} <small>${titleName(r.title)} ${r.wins}/${r.losses}/${r.draws}</small></li>`)}</ol></section>
     <section class="card" id="games"><h3>${t("games")}</h3>
       <ul>${extras.games.map((g) => html`<li><a href=${`#replay/${g.id}`} class="replay-link" data-game=${g.id}>
-        ${variantName(g.variant)} · ${g.players.map((p) => p.name ?? t("bot")).join(" · ")}</a></li>`)}</ul></section>
+        ${variantName(g.variant)} · ${g.players.map((p) => p.name ?? playerName({ bot: true }, p.seat)).join(" · ")}</a></li>`)}</ul></section>
     ${chatBox("lobby")}
   </aside>`;
 }

@@ -8,6 +8,7 @@ import { notifying, pageTitle, toggleNotify } from "./alerts.js";
 import { Api, Socket } from "./api.js";
 import { errorText, t, toggleLanguage } from "./i18n.js";
 import { enterLobby, lobbyView } from "./lobby.js";
+import { followLog } from "./log.js";
 import { loginView } from "./login.js";
 import { openProfile, profileView } from "./profile.js";
 import { openReplay, replayKey, replayView } from "./replay.js";
@@ -165,25 +166,8 @@ function view() {
 onChange(() => {
   document.title = pageTitle(yourTurnNow());
   render(html`${header()}${notice()}<main>${view()}</main>${modal()}`, root);
-  followLog();
+  followLog(store.view === "table" ? store.table?.follow : null);
 });
-
-// The log shows its newest line, unless the reader scrolled up to read older ones.
-let logLines = 0;
-function followLog() {
-  if (store.view === "replay") { // the move list keeps the current move in view (the page stays)
-    const log = document.querySelector("#log"), line = log?.querySelector("li.current");
-    if (line && (line.offsetTop < log.scrollTop || line.offsetTop + line.offsetHeight > log.scrollTop + log.clientHeight)) {
-      log.scrollTop = line.offsetTop - log.clientHeight / 2;
-    }
-    return;
-  }
-  const log = document.querySelector("#log");
-  if (!log || log.childElementCount === logLines) return;
-  const atEnd = log.scrollHeight - log.scrollTop - log.clientHeight < 60 || logLines === 0;
-  logLines = log.childElementCount;
-  if (atEnd) log.scrollTop = log.scrollHeight;
-}
 
 window.addEventListener("hashchange", route);
 window.addEventListener("resize", changed);

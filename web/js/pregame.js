@@ -6,8 +6,9 @@ import { html, nothing } from "../vendor/lit-html/lit-html.js";
 import { act } from "./actions.js";
 import { ARMY_COLOURS, NEUTRAL } from "./board.js";
 import { colourName, rankLabel, RANK_ORDER, t } from "./i18n.js";
+import { playerName } from "./seats.js";
 
-const nameOf = (snap, seat) => snap.seats[seat]?.name ?? t("seat", { n: seat });
+const nameOf = (snap, seat) => playerName(snap.seats[seat], seat) ?? t("seat", { n: seat });
 
 // A hand as a tray of pieces, grouped by rank and colour, biggest first.
 export function handTray(hand) {

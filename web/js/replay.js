@@ -7,8 +7,8 @@ import { html, nothing } from "../vendor/lit-html/lit-html.js";
 import { bestGeometry, boardView } from "./board.js";
 import { dealStations, fairBox } from "./fairness.js";
 import { errorText, rankLabel, t, variantName } from "./i18n.js";
-import { logList } from "./log.js";
-import { armName, seatColour } from "./seats.js";
+import { deadLink, logList } from "./log.js";
+import { armName, playerName, seatColour } from "./seats.js";
 import { changed, notify, store, variantEntry } from "./store.js";
 
 const SPEEDS = { 0.5: 1600, 1: 800, 2: 400, 4: 200 }; // ms a step
@@ -32,7 +32,15 @@ export async function openReplay(gameId, ply) {
     r.steps = r.summary.steps ?? 0;
     await loadMoves(r);
     await go(wanted === null ? r.steps : wanted);
-  } catch (error) { notify(errorText(error)); }
+  } catch (error) { missing(r, error); }
+}
+
+// A replay that cannot be shown (no such game, or not over yet) says why on the page.
+function missing(r, error) {
+  if (store.replay !== r) return;
+  r.missing = { not_found: "noSuchGame", forbidden: "gameNotOver" }[error.code] ?? null;
+  if (!r.missing) notify(errorText(error));
+  changed();
 }
 
 async function loadMoves(r) {
@@ -111,9 +119,10 @@ export function replayKey(e) {
   if (e.key in moves) { e.preventDefault(); stop(); go(moves[e.key]); } else if (e.key === " ") { e.preventDefault(); toggle(); }
 }
 
+// a seat's player; a seat nobody's account played was a bot's, named as the table named it
 function nameOf(r, seat) {
   const player = r.summary?.players?.find((p) => p.seat === seat);
-  return player?.name ?? `${t("bot")}${seat}`; // as the table named its bots
+  return player?.name ?? playerName({ bot: true }, seat);
 }
 
 function outcomeOf(g, seat) {
@@ -154,6 +163,7 @@ export function replayView() {
   const r = store.replay;
   const g = r?.state;
   const board = g && store.boards.get(g.board);
+  if (r?.missing) return deadLink(t(r.missing));
   if (!board) return html`<section class="replay-view loading" id="replay"><p>…</p></section>`;
   const stacked = innerWidth < 700;
   const side = stacked ? 0 : Math.max(260, Math.min(380, innerWidth * 0.3));
@@ -175,8 +185,10 @@ export function replayView() {
       toMove: g.phase === "playing" && g.to_move === s.seat,
     })),
   };
-  const who = { name: (seat) => nameOf(r, seat), colour: colourOf, arm: (seat) => armName(g, caps, seat) };
-  const events = r.moves.flatMap((m) => m.events.map((e) => ({ ...e, seq: m.step })));
+  const seen = /^\d$/.test(r.perspective) ? Number(r.perspective) : null;
+  const who = { name: (seat) => nameOf(r, seat), colour: colourOf, arm: (seat) => armName(g, caps, seat),
+    you: seen, team: (seat) => g.seats[seat]?.team ?? seat };
+  const events = r.moves.flatMap((m) => m.events.map((e) => ({ ...e, seq: m.step, ply: m.step })));
   const seats = g.seats.map((s) => s.seat);
   const boxH = best.geometry.box[3] * best.scale;
   return html`<section class=${`table-view replay-view${stacked ? " stacked" : ""}`} id="replay" .style=${stacked ? "" : `--side:${side}px`}>
@@ -212,7 +224,7 @@ export function replayView() {
       ${r.summary?.seed ? html`<section class="card fair-card"><h3>${t("fairTitle")}</h3>
         ${fairBox(r.fair, () => fairSource(r), { commitment: r.summary.commitment })}</section>` : nothing}
       <section class="card"><h3>${t("history")}</h3>
-        ${logList(events, who, { pick: (line) => { stop(); go(line.seq); } }, r.step, Infinity)}</section>
+        ${logList(events, who, { pick: (line) => { stop(); go(line.ply); } }, r.step, Infinity)}</section>
     </aside>
   </section>`;
 }

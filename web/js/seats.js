@@ -4,7 +4,12 @@
 // (docs/protocol.md, "Capabilities"), its rules the limits; nothing here decides a rule.
 
 import { ARMY_COLOURS, NEUTRAL } from "./board.js";
-import { colourName, eliminationText, t } from "./i18n.js";
+import { outWhy, skipsLine } from "./ending.js";
+import { colourName, t, titleName } from "./i18n.js";
+
+// A seated player's name as the page shows it: a bot's in the reader's language ("机器人1",
+// "Bot 1": the same at the table, in the lobby and in replays), a person's as they chose it.
+export const playerName = (s, seat) => (s?.bot ? t("botName", { n: seat + 1 }) : s?.name ?? null);
 
 // The army a seat plays (``caps``: its variant's capabilities): its own, the one it picked or
 // the one play gave it; null before that is known. Before a game, its own.
@@ -60,7 +65,7 @@ function teamBadge(g, caps, seat) {
 // table's skip limit, which timeouts reach at the cost of an escape.
 function gameStatus(g, seat, maxSkips) {
   const info = g.seats[seat];
-  if (info.eliminated) return { text: `${t("out")} · ${eliminationText(info.eliminated.reason)}`, kind: "bad" };
+  if (info.eliminated) return { text: `${t("out")} · ${outWhy(info.eliminated.reason, info)}`, kind: "bad" };
   if (g.phase === "deploying") return info.confirmed ? { text: t("deployed"), kind: "good" } : { text: t("deploying_") };
   if (g.phase === "picking") {
     const pick = g.deal.picks[seat];
@@ -74,7 +79,7 @@ function gameStatus(g, seat, maxSkips) {
     return { text: bid === 0 ? t("pass") : t(`bid${bid}`), kind: "good" };
   }
   if (g.phase === "playing" || g.phase === "finished") {
-    return { text: t("skipsUsed", { n: info.skips, max: maxSkips }), kind: info.skips ? "warn" : "" };
+    return { text: skipsLine(info, maxSkips), kind: info.skips ? "warn" : "" };
   }
   return null;
 }
@@ -125,8 +130,8 @@ export function seatPanels(snap, now, { mayAddBot, mayRemoveBot, maySit, maySwap
     }
     return {
       ...base,
-      name: s.name,
-      title: s.bot ? `${t("bot")}·${t(s.level ?? level ?? "normal")}` : `${s.title ?? ""} · ${s.points ?? 0}`,
+      name: playerName(s, seat), // a bot's name says it is one; its title, its level
+      title: s.bot ? t("botTitle", { level: t(s.level ?? level ?? "normal") }) : `${titleName(s.title)} · ${s.points ?? 0}`,
       badge: g ? teamBadge(g, caps, seat) : null,
       status,
       clock,

@@ -9,13 +9,14 @@ import { turnBegan } from "./alerts.js";
 import { chatBox } from "./chat.js";
 import { deploying, deployTools, confirmButton, draftPieces, followDeployment, problemMarks, swap } from "./deploy.js";
 import { commitmentLine, dealStations, fairBox, rememberTable } from "./fairness.js";
+import { endingText } from "./ending.js";
 import { clearHighlights, queueHighlight } from "./highlights.js";
-import { rankLabel, reasonText, ruleText, t, unratedText, variantName } from "./i18n.js";
-import { logList, nameOf, resultCard } from "./log.js";
+import { rankLabel, roomName, ruleText, t, unratedText, variantName } from "./i18n.js";
+import { deadLink, endingView, logList, nameOf, resultCard } from "./log.js";
 import { paceName, paceSelect } from "./pace.js";
 import { handTray, pregameCard } from "./pregame.js";
 import { rulesDialog, showRules } from "./rules.js";
-import { armName, seatColour, seatPanels } from "./seats.js";
+import { playerName, seatColour, seatPanels } from "./seats.js";
 import { sound } from "./sounds.js";
 import { changed, store } from "./store.js";
 
@@ -27,10 +28,16 @@ export function openTable(id) {
   if (store.table && store.table.id !== id) store.socket.unwatch(store.table.id);
   store.view = "table";
   store.table = { id, snapshot: null, events: [], selected: null, fights: [], slide: null, zoom: null,
-    bottom: null, showResult: true, deploy: null, level: "normal", names: [], fair: {} };
+    bottom: null, showResult: true, deploy: null, level: "normal", names: [], fair: {}, follow: { up: false } };
   clearHighlights(store.table); // the moves still to show one after another (highlights.js)
   if (location.hash !== `#table/${id}`) history.pushState(null, "", `#table/${id}`);
-  store.socket.watch(id).catch(() => {});
+  const tbl = store.table;
+  store.socket.watch(id).catch((error) => { // a table that is not there (any more) is said so
+    if (store.table !== tbl || tbl.snapshot || error.code !== "no_table") return;
+    tbl.missing = error;
+    store.socket.unwatch(id);
+    changed();
+  });
   changed();
 }
 
@@ -54,7 +61,7 @@ export function tableMessage(m) {
   if (!tbl || m.table !== tbl.id) return;
   const before = tbl.snapshot;
   tbl.snapshot = m.snapshot;
-  if (m.snapshot.status === "playing") tbl.names = m.snapshot.seats.map((s) => s.name);
+  if (m.snapshot.status === "playing") tbl.names = m.snapshot.seats.map((s) => playerName(s, s.seat));
   for (const e of m.events) {
     if (e.kind === "game_created") { tbl.events = []; tbl.showResult = true; tbl.selected = null; clearHighlights(tbl); }
     if (tbl.events.length && e.seq <= tbl.events[tbl.events.length - 1].seq) continue;
@@ -252,9 +259,9 @@ function statusLine(tbl) {
   const snap = tbl.snapshot, g = snap.game, me = snap.you;
   const now = store.socket.now();
   const left = (until) => Math.max(0, Math.ceil(until - now));
-  const nameOf = (seat) => snap.seats[seat]?.name ?? t("seat", { n: seat });
+  const name = (seat) => nameOf(snap, seat, tbl.names);
   if (!g || g.phase === "finished") {
-    if (g?.phase === "finished") return { text: `${t("gameOver")}: ${reasonText(g.result?.reason)}` };
+    if (g?.phase === "finished") return { text: `${t("gameOver")}: ${endingText(g.result, endingView(snap, tbl.names))}` };
     const ready = snap.seats.filter((s) => s.ready).length;
     return { text: `${t("waiting")} · ${ready}/${snap.seats.length} ${t("isReady")}` };
   }
@@ -275,7 +282,7 @@ function statusLine(tbl) {
     const hint = !tbl.interactive ? ` · ${t("tapToZoom")}` : snap.capabilities?.flips ? ` · ${t("flipHint")}` : "";
     return { text: `${t("yourTurn")} · ${left(g.deadline)}s${hint}`, kind: left(g.deadline) <= 10 ? "mine urgent" : "mine" };
   }
-  return { text: `${t("waitingFor", { name: nameOf(g.to_move) })} · ${left(g.deadline)}s` };
+  return { text: `${t("waitingFor", { name: name(g.to_move) })} · ${left(g.deadline)}s` };
 }
 
 function leave(tbl) {
@@ -287,6 +294,13 @@ function leave(tbl) {
   };
   if (!running) { go(); return; }
   store.modal = { text: t("leaveWarning"), confirm: t("sure"), onConfirm: go };
+  changed();
+}
+
+// 投降 loses the game: asked first, as leaving is.
+function surrender() {
+  store.modal = { text: t("surrenderWarning"), confirm: t("sureSurrender"),
+    onConfirm: () => act({ type: "surrender" }, () => offered()?.surrender_from != null) };
   changed();
 }
 
@@ -308,12 +322,12 @@ function actionBar(tbl, f, zoomable) {
     buttons.push(html`<span class="proposal">${text}</span>
       <button class="answer primary" data-v="1" @click=${() => act({ type: "answer_proposal", accept: true }, stillAsked)}>${t("accept")}</button>
       <button class="answer" data-v="0" @click=${() => act({ type: "answer_proposal", accept: false }, stillAsked)}>${t("decline")}</button>`);
-  } else if (offers) {
-    if (offers.propose_draw) buttons.push(html`<button id="draw" @click=${() => act({ type: "propose_draw" }, () => offered()?.propose_draw)}>${t("draw")}</button>`);
-    if (offers.surrender_from !== null && store.socket.now() >= offers.surrender_from) {
-      buttons.push(html`<button id="surrender" @click=${() => act({ type: "surrender" }, () => offered()?.surrender_from != null)}>${t("surrender")}</button>`);
-    }
+  } else if (offers?.propose_draw) {
+    buttons.push(html`<button id="draw" @click=${() => act({ type: "propose_draw" }, () => offered()?.propose_draw)}>${t("draw")}</button>`);
   }
+  // kept apart from 求和 and 托管, at the end of the bar, and confirmed: one click must not lose a game
+  const mayGiveUp = !(proposal && me !== null && proposal.waiting.includes(me)) && offers
+    && offers.surrender_from !== null && store.socket.now() >= offers.surrender_from;
   const alive = g && me !== null && !g.seats[me]?.eliminated;
   if (may.has("stand_in_on") && alive) buttons.push(html`<button id="stand-in" title=${t("standInOnHelp")} @click=${() => command({ type: "stand_in", table, on: true })}>${t("standInOn")}</button>`);
   if (may.has("stand_in_off")) buttons.push(html`<button id="stand-in" class="primary" @click=${() => command({ type: "stand_in", table, on: false })}>${t("standInOff")}</button>`);
@@ -327,6 +341,7 @@ function actionBar(tbl, f, zoomable) {
       ${tbl.zoom ? t("zoomOut") : t("zoomIn")}</button>`);
   }
   buttons.push(html`<button id="back" @click=${() => leave(tbl)}>${t("back")}</button>`);
+  if (mayGiveUp) buttons.push(html`<button id="surrender" class="danger" data-action="surrender" @click=${surrender}>${t("surrender")}</button>`);
   const status = statusLine(tbl);
   return html`<div class=${`bar${f.stacked ? " stacked" : ""}`}>
     <p id="status" class=${`status ${status.kind ?? ""}`} role="status">${status.text}</p>
@@ -337,6 +352,7 @@ function actionBar(tbl, f, zoomable) {
 export function tableView() {
   const tbl = store.table;
   const snap = tbl?.snapshot;
+  if (tbl?.missing) return deadLink(t("noSuchTable"));
   if (!snap) return html`<section class="table-view loading"><p>…</p></section>`;
   const g = snap.game;
   const board = store.boards.get(g?.board ?? snap.board);
@@ -398,7 +414,7 @@ export function tableView() {
     ${actionBar(tbl, f, zoomable)}
     <aside class="side">
       <section class="card table-info">
-        <h2>${variantName(g?.variant ?? snap.variant)} <small>${roomName(snap.room)}</small>
+        <h2>${variantName(g?.variant ?? snap.variant)} <small>${roomName(roomOf(snap.room))}</small>
           <button id="rules-button" class="small" @click=${() => showRules(snap.room, tbl.id)}>${ruleText("rulesTitle")}</button></h2>
         <p class="sub">${t(snap.status)} · ${t("spectators", { n: snap.spectators })}${g ? ` · ${t("moves", { n: g.total_moves })}` : ""}</p>
         ${snap.rated === false ? html`<p class="sub unrated-note">${t("unrated", { why: unratedText(snap.unrated_because) })}</p>` : nothing}
@@ -409,7 +425,7 @@ export function tableView() {
       </section>
       ${deploying(tbl) ? deployTools(tbl) : nothing}
       ${g?.deal?.hand && g.phase === "deploying" && !deploying(tbl) ? html`<section class="card">${handTray(g.deal.hand)}</section>` : nothing}
-      <section class="card"><h3>${t("history")}</h3>${logList(tbl.events, who(tbl), { hover: (line) => { tbl.hover = line; changed(); } })}</section>
+      <section class="card"><h3>${t("history")}</h3>${logList(tbl.events, who(tbl), { hover: (line) => { tbl.hover = line; changed(); } }, null, 300, tbl.follow)}</section>
       ${chatBox(me === null ? "spectators" : "table", tbl.id)}
     </aside>
     ${rulesDialog()}
@@ -430,8 +446,7 @@ function paceLine(tbl) {
 function who(tbl) {
   const snap = tbl.snapshot;
   const caps = snap.capabilities;
-  return { name: (seat) => nameOf(snap, seat, tbl.names), colour: (seat) => seatColour(snap.game, caps, seat),
-    arm: (seat) => armName(snap.game, caps, seat) };
+  return { ...endingView(snap, tbl.names), colour: (seat) => seatColour(snap.game, caps, seat) };
 }
 
 // What the fairness check reads when its button is pressed: the seed and commitment shown (and
@@ -442,8 +457,8 @@ function fairSource(tbl) {
     stations: deal === "face_down" ? dealStations(g.board) : null };
 }
 
-function roomName(id) {
-  return store.lobby?.rooms?.find((r) => r.id === id)?.name ?? "";
+function roomOf(id) {
+  return store.lobby?.rooms?.find((r) => r.id === id) ?? null;
 }
 
 function scrollZoom(tbl, geo, width, height) {
