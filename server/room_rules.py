@@ -196,6 +196,8 @@ async def room_rules(room_id: str, request: Request, table: str | None = None) -
         "room": {
             "id": room.id,
             "name": room.name,
+            "name_en": room.name_en,
+            "variant": room.variant,
             "owner": room.owner,
             "rated_with_bots": room.rated_with_bots,
             "closed": room_id in lobby.closed_rooms,

@@ -4,7 +4,7 @@
 // put in words. The client holds no rules: each sentence is chosen and filled by a fact.
 
 import { html, nothing } from "../vendor/lit-html/lit-html.js";
-import { errorText, language, rankName, ruleText as r, t, variantName } from "./i18n.js";
+import { errorText, language, rankName, roomName, ruleText as r, t, variantName } from "./i18n.js";
 import { changed, store } from "./store.js";
 
 const loaded = new Map(); // "room/table" -> facts, or { error }
@@ -76,7 +76,7 @@ function rulesBody(f) {
   if (f.error) return html`<p class="warning" id="rules-error">${f.error}</p>`;
   const caps = f.variant.capabilities;
   return html`<article class="rules" data-room=${f.room.id} data-variant=${f.variant.key}>
-    <h2>${r("rulesTitle")} · ${f.room.name} <small>${variantName(f.variant.key)}</small></h2>
+    <h2>${r("rulesTitle")} · ${roomName(f.room)} <small>${variantName(f.variant.key)}</small></h2>
     ${f.table ? html`<p class="sub" id="rules-table">${Object.keys(f.table.changes).length
       ? r("tableChanges", { names: Object.keys(f.table.changes).map((k) => r(`opt_${k}`)).join(language() === "zh" ? "、" : ", ") })
       : r("tableSame")}</p>` : nothing}
