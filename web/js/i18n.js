@@ -4,7 +4,7 @@
 const WORDS = {
   zh: {
     title: "军棋", guest: "游客进入", login: "登录", register: "注册", name: "名字", password: "密码",
-    signInHint: "名字 2–20 个字 (汉字、字母、数字、_ 或 -), 新密码至少 8 位", lobby: "大厅", create: "开新桌", sit: "坐下",
+    signInHint: "名字 2–20 个字 (汉字、字母、数字、_ 或 -), 新密码至少 8 位", lobby: "大厅", create: "开新桌", sit: "坐下", sitHere: "点击入座",
     watch: "旁观", stand: "站起", ready: "开始", unready: "取消准备", leave: "离开",
     empty: "空位", waiting: "等待中", playing: "对局中", finished: "已结束", profile: "我的战绩",
     points: "积分", titleOf: "军衔", record: "胜/负/和", chat: "聊天", send: "发送",
@@ -91,7 +91,7 @@ const WORDS = {
   en: {
     title: "Junqi", guest: "Play as guest", login: "Sign in", register: "Register", name: "Name",
     password: "Password", signInHint: "A name is 2–20 letters, digits, Chinese characters, _ or -; a new password at least 8 characters",
-    lobby: "Lobby", create: "New table", sit: "Sit", watch: "Watch", stand: "Stand up",
+    lobby: "Lobby", create: "New table", sit: "Sit", sitHere: "tap to sit", watch: "Watch", stand: "Stand up",
     ready: "Ready", unready: "Not ready", leave: "Leave", empty: "empty", waiting: "waiting",
     playing: "playing", finished: "finished", profile: "My record", points: "Points",
     titleOf: "Title", record: "W/L/D", chat: "Chat", send: "Send", auto: "Auto layout",

@@ -126,6 +126,8 @@ export function seatPanels(snap, now, { mayAddBot, mayRemoveBot, maySit, maySwap
     return {
       ...base,
       name: s.name,
+      avatar: s.name, // drawn from the name (avatar.js), the 军衔 badge from the title
+      rank: s.bot ? null : { title: s.title, level: s.title_level },
       title: s.bot ? `${t("bot")}·${t(s.level ?? level ?? "normal")}` : `${s.title ?? ""} · ${s.points ?? 0}`,
       badge: g ? teamBadge(g, caps, seat) : null,
       status,
