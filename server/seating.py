@@ -190,6 +190,7 @@ class Seating:
                 "name": s.name,
                 "points": s.points if s.name else None,
                 "title": title_for(s.points).name if s.name else None,
+                "title_level": title_for(s.points).level if s.name else None,
                 "ready": s.ready,
                 "away": s.away_until is not None,
                 "away_until": s.away_until,

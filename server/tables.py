@@ -552,7 +552,10 @@ class Table:
         seat = self.seat_of(user_id)
         if seat is None:
             if bool(before) != bool(watching):
-                self.services.on_change(self)  # the lobby's count of spectators
+                # the count of spectators: the lobby's, and the table's own in every viewer's
+                # snapshot (an update of the listing, with no new version: nothing to act on)
+                self.changed_seats = True
+                self.services.on_change(self)
             return
         info = self.seats[seat]
         if watching == 0 and not self.in_game and not info.bot:

@@ -145,3 +145,42 @@ def test_spectator_counts_match_the_table(client: TestClient) -> None:
             dave.request({"type": "stand", "table": table})
             eventually(lambda: counts() == (1, 1))
         eventually(lambda: counts() == (0, 0))  # their pages closed
+
+
+def test_players_see_the_spectators_come_and_go(client: TestClient) -> None:
+    """The table's own count (its snapshot, 旁观 n at the table) follows the spectators, in a
+    game too, without a new version: a player's move made meanwhile stays good."""
+    with ExitStack() as stack:
+        alice, bob = connect(stack, client, "alice"), connect(stack, client, "bob")
+        table = alice.request({"type": "create_table", "room": "duel"})["table"]
+        alice.request({"type": "sit", "table": table, "seat": 0})
+        alice.sync(bob.request({"type": "sit", "table": table, "seat": 1})["version"])
+
+        def told(count: int) -> dict[str, Any]:
+            return alice.until(
+                lambda m: m["type"] == "update" and m["snapshot"]["spectators"] == count
+            )
+
+        with ExitStack() as watching:
+            carol = connect(watching, client, "carol")
+            carol.request({"type": "open", "table": table})
+            version = alice.version
+            assert told(1)["version"] == version
+            carol.request({"type": "close", "table": table})
+            assert told(0)["version"] == version
+            start_game(alice, bob, table, seed=3)
+            carol.request({"type": "open", "table": table})
+            assert carol.snapshot is not None and carol.snapshot["spectators"] == 1
+            version = alice.version
+            assert told(1)["version"] == version
+            mover = (alice, bob)[alice.game["to_move"]]
+            mover.sync(version)
+            origin = sorted(mover.game["legal_moves"])[0]
+            move = {
+                "type": "move",
+                "origin": origin,
+                "target": mover.game["legal_moves"][origin][0],
+            }
+            act = {"type": "act", "table": table, "version": version, "action": move}
+            assert mover.request(act)["type"] == "ok"
+        assert told(0)["snapshot"]["spectators"] == 0  # carol's page closed

@@ -6,6 +6,7 @@
 
 import { svg, nothing } from "../vendor/lit-html/lit-html.js";
 import { repeat } from "../vendor/lit-html/directives/repeat.js";
+import { avatarIn, rankBadgeIn } from "./avatar.js";
 import { rankName, t } from "./i18n.js";
 
 export const UNIT = 40; // user units per board unit (the distance of two neighbouring stations)
@@ -261,8 +262,9 @@ function panel(g, p) {
     <rect class="panel-bg" width=${w} height=${h} rx="10"></rect>
     <rect class="swatch" x="8" y="8" width="28" height="28" rx="6"></rect>${badge}
     <g class=${p.badge ? "shape-corner" : "shape-inside"}>${p.badge ? shape(p.army, 40, 12, 0.8) : shape(p.army, 22, 22, 1.7)}</g>
+    ${avatarIn(p.avatar, 9, 40, 26)}${compact || !p.rank ? nothing : rankBadgeIn(p.rank.title, p.rank.level, w - 8, 44)}
     <text class="seat-name" x="46" y=${line(0)}>${p.name}${p.you ? svg`<tspan class="you-tag" dx="6">(${p.youLabel})</tspan>` : nothing}</text>
-    ${compact ? nothing : svg`<text class="seat-title" x="46" y=${line(1)}>${p.title}</text>`}
+    ${compact ? nothing : svg`<text class="seat-title" x="46" y=${line(1)}>${p.rank ? `${t("points")} ${p.points}` : p.title}</text>`}
     ${showStatus ? svg`<text class="seat-status" x=${compact ? 46 : 10} y=${compact ? line(1) : line(2)}>${compact ? `${p.title}  ` : ""}${status}</text>` : nothing}
     ${buttons}
     ${clock ? svg`<text class="clock" x=${w - 12} y=${compact ? line(1) : h - 16}>${clock.label}</text>

@@ -3,6 +3,8 @@
 
 import { html, nothing } from "../vendor/lit-html/lit-html.js";
 import { command } from "./actions.js";
+import { avatar, rankBadge } from "./avatar.js";
+import { ARMY_COLOURS, NEUTRAL } from "./board.js";
 import { chatBox } from "./chat.js";
 import { roomName, ruleText, t, titleName, unratedText, variantName } from "./i18n.js";
 import { paceSelect, preferredPace } from "./pace.js";
@@ -66,16 +68,50 @@ function unratedMark(table) {
   return html`<small class="unrated" title=${unratedText(table.unrated_because)}>${t("unratedShort")}${why ? ` · ${why}` : ""}</small>`;
 }
 
+// Where the chairs stand round a table of n seats, seat 0 nearest the viewer.
+const PLACES = { 2: ["s", "n"], 3: ["s", "e", "w"], 4: ["s", "e", "n", "w"] };
+
+// A chair's colour: the seat's army where a seat plays its own, grey while it is picked or
+// found in play (the lobby does not follow the game; the table shows it).
+function chairColour(table, seat) {
+  return variantEntry(table.variant)?.capabilities?.colour === "seat" ? ARMY_COLOURS[seat] ?? NEUTRAL : NEUTRAL;
+}
+
+// One chair at a table: its sitter's avatar, name, 军衔 (a bot's mark instead) and ready mark;
+// an empty one says 空位 and, between games, sits you there at a click.
+function chair(table, s, place) {
+  const colour = `--seat:${chairColour(table, s.seat)}`;
+  if (!s.name) {
+    const label = `${t("empty")} · ${t("seat", { n: s.seat + 1 })}`;
+    return table.status === "playing"
+      ? html`<div class=${`chair ${place} free`} data-seat=${s.seat} .style=${colour}><span class="chair-name">${t("empty")}</span></div>`
+      : html`<button class=${`chair ${place} free sit`} data-table=${table.id} data-seat=${s.seat} aria-label=${label}
+          .style=${colour} @click=${() => sit(table.id, s.seat)}>
+          <span class="chair-name">${t("empty")}</span><small>${t("sitHere")}</small></button>`;
+  }
+  return html`<div class=${`chair ${place} taken${s.ready ? " ready" : ""}`} data-seat=${s.seat} data-name=${s.name}
+      data-ready=${s.ready ? "1" : "0"} .style=${colour}>
+    ${avatar(s.name, 30)}
+    <span class="chair-who"><span class="chair-name seat-name">${s.bot ? playerName(s, s.seat) : profileLink(s.name)}</span>
+      ${s.bot ? html`<small class="bot-mark">${t(s.level ?? "normal")}</small>` : rankBadge(s.title, s.title_level)}</span>
+    ${s.ready && table.status !== "playing" ? html`<span class="ready-mark" title=${t("isReady")}>✓</span>` : nothing}
+  </div>`;
+}
+
+// A table as QQ游戏 draws it: the table in the middle (what it is, 旁观 on it), a chair at
+// each side in its seat's colour.
 function tableRow(table) {
+  const places = PLACES[table.seats.length] ?? PLACES[4];
   return html`<li class="table-row" data-table=${table.id}>
-    <span class=${`status ${table.status}`}>${t(table.status)}</span>
-    ${table.rated ? nothing : unratedMark(table)}
-    ${table.seats.map((s) => s.name
-      ? html`<span class="seat-name">${s.bot ? playerName(s, s.seat) : html`${profileLink(s.name)} <small>${titleName(s.title)}</small>`}${s.ready ? " ✓" : ""}</span>`
-      : table.status === "playing" ? html`<span class="seat-name free">${t("empty")}</span>`
-        : html`<button class="sit" data-table=${table.id} data-seat=${s.seat} @click=${() => sit(table.id, s.seat)}>${t("sit")} ${s.seat + 1}</button>`)}
-    ${mine(table) ? html`<button class="primary rejoin" @click=${() => openTable(table.id)}>${t("rejoin")}</button>` : nothing}
-    <button class="watch" data-table=${table.id} @click=${() => openTable(table.id)}>${t("watch")} (${table.spectators})</button>
+    <div class=${`furniture seats-${table.seats.length}`}>
+      <div class="table-top">
+        <span class=${`status ${table.status}`}>${t(table.status)}</span>
+        ${table.rated ? nothing : unratedMark(table)}
+        ${mine(table) ? html`<button class="primary rejoin" @click=${() => openTable(table.id)}>${t("rejoin")}</button>` : nothing}
+        <button class="watch" data-table=${table.id} @click=${() => openTable(table.id)}>${t("watch")} (${table.spectators})</button>
+      </div>
+      ${table.seats.map((s, i) => chair(table, s, places[i] ?? "s"))}
+    </div>
   </li>`;
 }
 
@@ -124,7 +160,7 @@ function sidebar() {
   return html`<aside class="side">
     <section class="card" id="profile"><h3>${t("profile")}</h3>
       <table><thead><tr><th></th><th>${t("points")}</th><th>${t("titleOf")}</th><th>${t("record")}</th></tr></thead>
-      <tbody>${standings.map((s) => html`<tr><td>${variantName(s.variant)}</td><td>${s.points}</td><td>${titleName(s.title)}</td><td>${s.wins}/${s.losses}/${s.draws}</td></tr>`)}</tbody></table>
+      <tbody>${standings.map((s) => html`<tr><td>${variantName(s.variant)}</td><td>${s.points}</td><td>${rankBadge(s.title, s.level)}</td><td>${s.wins}/${s.losses}/${s.draws}</td></tr>`)}</tbody></table>
       ${escapes?.escapes ? html`<p id="escapes" class="warning">${escapes.banned_until
         ? `${t("escapeBan")} ${new Date(escapes.banned_until).toLocaleString()}` : `${t("escapeWarning")} (${escapes.escapes})`}</p>` : nothing}
       <h3>${t("myGames")}</h3>
@@ -132,7 +168,7 @@ function sidebar() {
         ${t(g.outcome === "draw" ? "drawn" : g.outcome)} <b>${g.points > 0 ? "+" : ""}${g.points}</b></li>`)}</ul>
     </section>
     <section class="card" id="leaderboard"><h3>${t("leaderboard")}</h3>
-      <ol>${extras.leaderboard.map((r) => html`<li><b>${profileLink(r.name)}</b> ${r.points} <small>${titleName(r.title)} ${r.wins}/${r.losses}/${r.draws}</small></li>`)}</ol></section>
+      <ol>${extras.leaderboard.map((r) => html`<li>${avatar(r.name, 24)} <b>${profileLink(r.name)}</b> ${rankBadge(r.title, r.level)} ${r.points} <small>${r.wins}/${r.losses}/${r.draws}</small></li>`)}</ol></section>
     <section class="card" id="games"><h3>${t("games")}</h3>
       <ul>${extras.games.map((g) => html`<li><a href=${`#replay/${g.id}`} class="replay-link" data-game=${g.id}>
         ${variantName(g.variant)} · ${g.players.map((p) => p.name ?? playerName({ bot: true }, p.seat)).join(" · ")}</a></li>`)}</ul></section>

@@ -2,7 +2,8 @@
 // on one's own, the password change and 全部设备退出 (log out everywhere).
 
 import { html, nothing } from "../vendor/lit-html/lit-html.js";
-import { errorText, t, titleName, variantName } from "./i18n.js";
+import { avatar, rankBadge } from "./avatar.js";
+import { errorText, t, variantName } from "./i18n.js";
 import { deadLink } from "./log.js";
 import { NEW_PASSWORD } from "./login.js";
 import { changed, notify, store } from "./store.js";
@@ -92,10 +93,10 @@ export function profileView() {
   const played = (view?.standings ?? []).filter((s) => s.wins + s.losses + s.draws > 0);
   return html`<section class="profile-view" id="profile-view">
     <div class="card">
-      <h2>${view?.name}</h2>
+      <h2>${avatar(view?.name, 40)}${view?.name}</h2>
       <table class="standings"><thead><tr><th></th><th>${t("titleOf")}</th><th>${t("points")}</th><th>${t("record")}</th></tr></thead>
         <tbody>${(played.length ? played : view?.standings?.slice(0, 1) ?? []).map((s) => html`<tr data-variant=${s.variant}>
-          <td>${variantName(s.variant)}</td><td>${titleName(s.title)}</td><td>${s.points}</td><td>${s.wins}/${s.losses}/${s.draws}</td></tr>`)}</tbody></table>
+          <td>${variantName(s.variant)}</td><td>${rankBadge(s.title, s.level)}</td><td>${s.points}</td><td>${s.wins}/${s.losses}/${s.draws}</td></tr>`)}</tbody></table>
       <h3>${t("recentGames")}</h3>
       <ul class="games">${view?.games.map((g) => html`<li>
         <a href=${`#replay/${g.game}`} class="replay-link" data-game=${g.game}>${variantName(g.variant)}</a>
