@@ -116,11 +116,19 @@ function header() {
     <span class="spacer"></span>
     ${store.user ? html`<a id="who" href=${`#user/${encodeURIComponent(store.user.name)}`} title=${t("myProfile")}>${store.user.name}</a>
       <button id="logout" type="button" @click=${logout}>${t("logout")}</button>` : nothing}
-    <span class=${`connection ${store.connection}`} title=${store.connection}></span>
+    ${connectionDot()}
     <button id="mute" type="button" aria-label=${muted() ? t("soundOn") : t("soundOff")} aria-pressed=${String(muted())}
       @click=${() => { toggleMute(); changed(); }}>♪ ${muted() ? t("off") : t("on")}</button>
     <button id="lang" type="button" @click=${() => { toggleLanguage(); changed(); }}>${t("language")}</button>
   </header>`;
+}
+
+// The connection's state for the page and for outside tools: exactly one element carries
+// data-connection, the header's dot while online, the banner that says so while reconnecting.
+function connectionDot() {
+  const online = store.user && store.connection === "online";
+  return html`<span class=${`connection ${store.connection}`} title=${t(online ? "connected" : "offline")}
+    data-connection=${online ? "online" : nothing}></span>`;
 }
 
 function notice() {
@@ -128,7 +136,7 @@ function notice() {
   const here = n && n.view === store.view && (n.table ?? null) === (store.table?.id ?? null);
   const offline = store.user && store.connection === "offline";
   return html`${here ? html`<p id="notice" class=${`notice ${n.kind}`} role="status" @click=${() => notify(null)}>${n.text}</p>` : nothing}
-    ${offline ? html`<p class="notice offline" id="offline" role="alert">${t(store.crowded ? "tooManySockets" : "offline")}</p>` : nothing}
+    ${offline ? html`<p class="notice offline" id="offline" role="alert" data-connection="reconnecting">${t(store.crowded ? "tooManySockets" : "offline")}</p>` : nothing}
     ${store.backOnline && !offline ? html`<p class="notice online" id="online" role="status">${t("backOnline")}</p>` : nothing}`;
 }
 
