@@ -4,6 +4,7 @@
 
 import { html, nothing, render } from "../vendor/lit-html/lit-html.js";
 import { Api, Socket } from "./api.js";
+import { heard } from "./chat.js";
 import { errorText, t, toggleLanguage } from "./i18n.js";
 import { enterLobby, lobbyView } from "./lobby.js";
 import { loginView } from "./login.js";
@@ -35,10 +36,8 @@ function onMessage(m) {
   } else if (m.type === "table" || m.type === "update") {
     ensureBoard(m.snapshot.game?.board ?? m.snapshot.board);
     tableMessage(m);
-  } else if (m.type === "chat") {
-    store.chat.push(m);
-    if (store.chat.length > 500) store.chat.splice(0, 100);
-    changed();
+  } else if (m.type === "chat" || m.type === "phrase") {
+    heard(m);
   } else if (m.type === "closed") {
     if (store.table?.id === m.table) { // back to the lobby, where the notice is shown
       closeTable();

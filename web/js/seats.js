@@ -4,6 +4,7 @@
 // (docs/protocol.md, "Capabilities"), its rules the limits; nothing here decides a rule.
 
 import { ARMY_COLOURS, NEUTRAL } from "./board.js";
+import { bubbleAt } from "./chat.js";
 import { colourName, eliminationText, t } from "./i18n.js";
 
 // The army a seat plays (``caps``: its variant's capabilities): its own, the one it picked or
@@ -133,6 +134,7 @@ export function seatPanels(snap, now, { mayAddBot, mayRemoveBot, maySit, maySwap
       toMove: clock !== null,
       eliminated: Boolean(g?.seats?.[seat]?.eliminated),
       buttons,
+      bubble: bubbleAt(snap.id, seat), // a quick phrase the seat said a moment ago
     };
   });
 }
