@@ -158,6 +158,7 @@ def start_signing_in(
         settings.chat_per_minute,
         redis=redis,
         seats=settings.seat_commands_per_10_seconds,
+        phrases=settings.phrases_per_minute,
     )
     app.state.sockets_per_user = Counter()  # user id -> sockets open in this process
     app.state.connections = set()  # this process's sockets (``realtime.Connection``)

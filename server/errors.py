@@ -41,12 +41,13 @@ CODES = frozenset(
         "illegal",
         "illegal_layout",
         "malformed",
-        # chat (``server.realtime``)
+        # chat and quick phrases (``server.realtime``)
         "too_long",
         "wrong_channel",
         "not_watching",
         "empty_chat",
         "muted",
+        "unknown_phrase",
         # moderation (``server.moderation``)
         "not_owner",
         "own_table",

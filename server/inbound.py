@@ -118,6 +118,20 @@ class Chat(_Message):
     text: str = Field(min_length=1)
 
 
+# The quick phrases (快捷语) a table knows, by key: every client says them in its reader's own
+# words (web/js/i18n.js), so a phrase carries nothing but its key - no rank, no station.
+PHRASES = ("hello", "hurry", "nice_move", "thanks", "again", "sorry", "teamwork", "bye")
+
+
+class Phrase(_Message):
+    """A quick phrase at a table (one of ``PHRASES``): a player's to the players, a
+    spectator's to the spectators, as chat goes."""
+
+    type: Literal["phrase"]
+    table: str
+    key: str = Field(max_length=40)
+
+
 class Kick(_Message):
     """A room owner (室主) or an admin removes the player on ``seat`` (see ``Table.kick``)."""
 
@@ -153,6 +167,7 @@ ClientMessage = Annotated[
     | SetPace
     | Act
     | Chat
+    | Phrase
     | Kick
     | Dissolve,
     Field(discriminator="type"),

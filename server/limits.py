@@ -1,10 +1,10 @@
 """Rate limits: at most ``count`` events per key in any ``seconds`` long window.
 
 One ``RateLimits`` per app holds a limiter per kind of request (sign-ins by address, tables
-created, game actions, seat commands and chat lines by user); the figures come from the
-settings. With several server processes (Redis configured) sign-ins, tables, seat commands and
-chat lines are counted in Redis, for every process together: a client spreading its requests
-over the processes gets no more.
+created, game actions, seat commands, chat lines and quick phrases by user); the figures come
+from the settings. With several server processes (Redis configured) sign-ins, tables, seat
+commands, chat lines and phrases are counted in Redis, for every process together: a client
+spreading its requests over the processes gets no more.
 Game actions are counted by each process alone, where its sockets are: a Redis round trip on
 every move would cost more than the flood it guards against.
 """
@@ -105,6 +105,7 @@ class RateLimits:
         per_seconds: float = 60.0,
         redis: aioredis.Redis | None = None,
         seats: int = 20,
+        phrases: int = 10,
     ) -> None:
         def limit(
             name: str, count: int, seconds: float = per_seconds
@@ -117,6 +118,7 @@ class RateLimits:
         self.tables = limit("tables", tables)  # tables created, by user
         self.actions = RateLimit(actions, 10.0)  # game actions, by user, per 10 s
         self.chat = limit("chat", chat)  # chat lines, by user
+        self.phrases = limit("phrases", phrases)  # quick phrases, by user
         # seat and table commands (open, close, sit, stand, swap, ready, leave, bots, 托管), by
         # user, per 10 s: each one changes what every lobby watcher or spectator is sent
         self.seats = limit("seats", seats, 10.0)

@@ -122,6 +122,22 @@ Chat = TypedDict(
 )
 
 
+# a quick phrase (``server.inbound.PHRASES``), sent on as its key alone, with its speaker's seat
+# (None: a spectator's) for the bubble at the seat's panel
+Phrase = TypedDict(
+    "Phrase",
+    {
+        "type": Literal["phrase"],
+        "channel": Literal["table", "spectators"],
+        "table": str,
+        "from": str,
+        "seat": int | None,
+        "key": str,
+        "at": float,
+    },
+)
+
+
 class Muted(TypedDict):
     type: Literal["muted"]
     until: str  # ISO 8601
@@ -152,6 +168,7 @@ ServerMessage = Annotated[
     | Table
     | Update
     | Chat
+    | Phrase
     | Muted
     | Closed
     | Banned

@@ -278,6 +278,8 @@ class Connection:
             return {"version": ran["version"]}
         elif isinstance(m, inbound.Chat):
             await self.chat(m)
+        elif isinstance(m, inbound.Phrase):
+            await self.phrase(m)
         elif isinstance(m, inbound.Kick | inbound.Dissolve):
             if not await self.check_rights():  # the moderator's rights as they are now
                 raise TableError("unauthorized", "sign in again")
@@ -379,11 +381,15 @@ class Connection:
 
     # --- chat ---------------------------------------------------------------------------------
 
-    async def chat(self, m: inbound.Chat) -> None:
+    async def check_mute(self) -> None:
+        """Refuse a muted user's chat and phrases (``muted``)."""
         async with self.lobby.store.sessions() as session:
             me = await session.get(User, self.user.id)  # a mute may have come since connecting
         if me is not None and me.muted(datetime.now(UTC)):
             raise TableError("muted", moderation.mute_message(me))
+
+    async def chat(self, m: inbound.Chat) -> None:
+        await self.check_mute()
         limit = self.settings.chat_max_chars
         if len(m.text) > limit:
             raise TableError("too_long", f"chat lines are at most {limit} characters")
@@ -416,7 +422,31 @@ class Connection:
         else:
             self.lobby.broker.publish(f"chat:{m.table}", line)
 
-    async def chat_message(self, line: outbound.Chat) -> None:
+    async def phrase(self, m: inbound.Phrase) -> None:
+        """A quick phrase: its key alone goes on, to the table's players from a player, to its
+        spectators from a spectator, where chat goes."""
+        if m.key not in inbound.PHRASES:
+            raise TableError("unknown_phrase", f"no quick phrase {m.key!r}")
+        if m.table not in self.lobby.entries:
+            raise TableError("no_table", f"no table {m.table!r}")
+        if m.table not in self.watching:
+            raise TableError("not_watching", "open the table to say a phrase at it")
+        await self.check_mute()
+        if not await self.limits.phrases.admit(self.user.id):
+            raise TableError("rate_limited", "too many quick phrases; wait a little")
+        seat = self.lobby.seat_of(m.table, self.user.id)
+        line: outbound.Phrase = {
+            "type": "phrase",
+            "channel": "table" if seat is not None else "spectators",
+            "table": m.table,
+            "from": self.user.name,
+            "seat": seat,
+            "key": m.key,
+            "at": time.time(),
+        }
+        self.lobby.broker.publish(f"chat:{m.table}", line)
+
+    async def chat_message(self, line: outbound.Chat | outbound.Phrase) -> None:
         if line["channel"] != "lobby":
             table = line["table"]  # named: ``chat`` refuses a line of either without one
             seated = table is not None and self.lobby.seat_of(table, self.user.id) is not None

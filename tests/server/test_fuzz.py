@@ -34,6 +34,7 @@ from websockets.sync.client import ClientConnection
 from server import errors
 from server.app import create_app
 from server.config import RoomConfig
+from server.inbound import PHRASES
 from server.moderation import set_role
 from tests.live import live_server
 from tests.server.conftest import make_settings, register
@@ -222,6 +223,7 @@ FIELDS: dict[str, list[tuple[str, str, bool]]] = {
     "ready": [("table", "table", True), ("ready", "bool", False)],
     "act": [("table", "table", True), ("version", "int", True), ("action", "action", True)],
     "chat": [("channel", "channel", True), ("table", "table", False), ("text", "text", True)],
+    "phrase": [("table", "table", True), ("key", "phrase", True)],
     "kick": [("table", "table", True), ("seat", "seat", True), ("reason", "reason", True)],
     "dissolve": [("table", "table", True), ("reason", "reason", True)],
 }
@@ -239,6 +241,7 @@ VALID: dict[str, st.SearchStrategy[Any]] = {
     "channel": st.sampled_from(["lobby", "table", "spectators"]),
     "text": st.text(min_size=1, max_size=8) | st.just("长" * 201),
     "reason": st.text(min_size=1, max_size=8),
+    "phrase": st.sampled_from(["hello", "nice_move", "nope", "好棋"]),
 }
 LETTERS = st.text(string.ascii_letters, min_size=1, max_size=6)
 NOT_INT: st.SearchStrategy[Any] = (
@@ -257,8 +260,15 @@ WRONG: dict[str, st.SearchStrategy[Any]] = {
     "channel": TEXT.filter(lambda t: t not in ("lobby", "table", "spectators")) | NOT_STR,
     "text": st.just("") | NOT_STR,
     "reason": st.just("") | st.just("x" * 501) | NOT_STR,
+    "phrase": st.just("x" * 41) | NOT_STR,
 }
-LIMITED = {"act": "actions", "create_table": "tables", "play_now": "tables", "chat": "chat"}
+LIMITED = {
+    "act": "actions",
+    "create_table": "tables",
+    "play_now": "tables",
+    "chat": "chat",
+    "phrase": "phrases",
+}
 
 
 def expected(message: dict[str, Any], game: str, other: str) -> set[str]:
@@ -302,6 +312,11 @@ def expected(message: dict[str, Any], game: str, other: str) -> set[str]:
             codes |= {"wrong_channel"} | unknown  # a spectator chats apart from the players
         else:  # to the spectators of the table she watches (unless she closed it meanwhile)
             codes |= {"ok", "not_watching"} if table == game else {"not_watching"} | unknown
+    elif kind == "phrase":
+        if message["key"] not in PHRASES:
+            codes = {"unknown_phrase"}
+        else:  # to the spectators of the table she watches (unless she closed it meanwhile)
+            codes = {"ok", "not_watching"} if table == game else {"not_watching"} | unknown
     else:  # kick, dissolve
         codes = {"not_owner"} | unknown
     if kind in LIMITED:

@@ -2,8 +2,9 @@
 // ServerError with a stable code, which the interface puts in the player's words (i18n.js).
 // The socket signs in by its first message (the token never goes in its URL, which proxies
 // log), reconnects with backoff after any close but a refusal (4401, 4003) - one for being too
-// far behind (4008) or for too many sockets (4429) too -, resyncs every open table from the
-// last event number it saw, and keeps the offset between this machine's clock and the server's
+// far behind (4008) or for too many sockets (4429) too -, notices a silent one (a watchdog of
+// pings) and reconnects the moment the browser is back online, resyncs every open table from
+// the last event number it saw, and keeps the offset between this machine's clock and the server's
 // (from its pongs). It names this browser by a device id of its own, kept in localStorage:
 // seats that share a device play unrated, as seats that share an address do.
 
@@ -112,6 +113,12 @@ export class Api {
   }
 }
 
+// The watchdog's timings (ms): a ping after PING_AFTER of silence; a socket that then hears
+// nothing for DEAD_AFTER more, or that is not signed in DEAD_AFTER after it was made, is given
+// up at once (without waiting for a close handshake that a dead network never answers) and
+// another made. So silence is noticed within about 4.5 s, whatever the browser's TCP does.
+const PING_AFTER = 1500, DEAD_AFTER = 2500, WATCH_EVERY = 250;
+
 export class Socket {
   // handlers: { message(m), status("online" | "offline", close code), refused(code, reason) }
   constructor(token, handlers) {
@@ -122,40 +129,94 @@ export class Socket {
     this.open = new Map(); // table id -> last event seq seen
     this.snapshots = new Map(); // table id -> the snapshot as the last message left it
     this.epochs = new Map(); // table id -> the epoch of its owner (server) last heard
-    this.delay = 500;
+    this.delay = 250; // before the next attempt after a lost socket: doubled each time
     this.offset = 0; // server clock - this clock, in seconds
+    this.up = false; // signed in on the current socket
+    // what is sent while no socket is up waits for the next one's welcome
+    this.ready = new Promise((resolve) => { this.signedIn = resolve; });
     this.connect();
-    setInterval(() => this.ping(), 15000);
+    setInterval(() => this.checkLife(), WATCH_EVERY);
+    // the network is back: try now, not at the end of a backoff; gone: say so now
+    addEventListener("online", () => { if (!this.up) this.retryNow(); });
+    addEventListener("offline", () => { if (this.ws) this.giveUp(); });
   }
 
   connect() {
+    clearTimeout(this.retry);
     const scheme = location.protocol === "https:" ? "wss" : "ws";
     const ws = this.ws = new WebSocket(`${scheme}://${location.host}/ws`);
-    // nothing is sent before the server's welcome, the answer to the auth message
-    this.ready = new Promise((resolve) => { this.signedIn = resolve; });
+    this.made = this.heard = Date.now();
+    this.pinged = null; // when the watchdog's ping went, until anything is heard
     ws.onopen = () => ws.send(JSON.stringify({ type: "auth", token: this.token, device: deviceId() }));
-    ws.onmessage = (e) => this.receive(JSON.parse(e.data));
-    ws.onclose = (e) => {
-      for (const pending of this.waiting.values()) pending.reject(new ServerError("network"));
-      this.waiting.clear();
-      if (e.code === 4401 || e.code === 4003) return this.handlers.refused(e.code, e.reason);
-      this.handlers.status("offline", e.code);
-      setTimeout(() => this.reconnect(), this.delay);
-      this.delay = Math.min(this.delay * 2, 8000);
+    ws.onmessage = (e) => {
+      this.heard = Date.now(); // any message is a sign of life
+      this.pinged = null;
+      this.receive(JSON.parse(e.data));
     };
+    ws.onclose = (e) => this.lost(e.code, e.reason);
   }
 
-  reconnect() {
+  // The socket is gone (closed, or given up by the watchdog): what waited for an answer on it
+  // fails, what is sent from now on waits for the next socket, which comes after a backoff
+  // (short while a table is open: a clock runs there).
+  lost(code, reason) {
+    const ws = this.ws;
+    if (!ws) return;
+    ws.onopen = ws.onmessage = ws.onclose = null;
+    this.ws = null;
+    for (const pending of this.waiting.values()) pending.reject(new ServerError("network"));
+    this.waiting.clear();
+    if (this.up) {
+      this.up = false;
+      this.ready = new Promise((resolve) => { this.signedIn = resolve; });
+    }
+    if (code === 4401 || code === 4003) return this.handlers.refused(code, reason);
+    this.handlers.status("offline", code);
+    this.retry = setTimeout(() => this.connect(), this.delay);
+    this.delay = Math.min(this.delay * 2, this.open.size ? 1000 : 5000);
+  }
+
+  // Give the socket up without waiting for its close: on a silent network the close
+  // handshake would take minutes.
+  giveUp() {
+    const ws = this.ws;
+    this.lost(4000, "silent");
+    try { ws?.close(4000, "silent"); } catch { /* closing already */ }
+  }
+
+  retryNow() {
+    this.delay = 250;
+    if (this.ws) this.giveUp(); // an attempt that may hang on the old network
+    clearTimeout(this.retry);
     this.connect();
-    this.ready.then(() => {
-      this.send({ type: "lobby" }).catch(() => {});
-      for (const [table, since] of this.open) this.send({ type: "open", table, since }).catch(() => {});
-    });
+  }
+
+  // Every WATCH_EVERY ms: ping a socket that has been quiet, give up one that stays so, or an
+  // attempt that is not signed in in time. A tab the browser throttles only checks less often.
+  checkLife() {
+    if (!this.ws) return;
+    const now = Date.now();
+    if (!this.up) {
+      if (now - this.made > PING_AFTER + DEAD_AFTER) this.giveUp();
+    } else if (this.pinged !== null) {
+      if (now - this.pinged > DEAD_AFTER) this.giveUp();
+    } else if (now - this.heard > PING_AFTER) {
+      this.pinged = now;
+      this.ping();
+    }
+  }
+
+  // Sent directly on the current socket (not waiting for its welcome): the resync.
+  sendNow(message) {
+    const id = ++this.counter;
+    const answer = new Promise((resolve, reject) => this.waiting.set(id, { resolve, reject }));
+    this.ws.send(JSON.stringify({ id, ...message }));
+    return answer;
   }
 
   ping() {
     const sent = Date.now() / 1000;
-    this.send({ type: "ping" }).then((pong) => {
+    this.sendNow({ type: "ping" }).then((pong) => {
       const now = Date.now() / 1000;
       this.offset = pong.at - (sent + now) / 2;
     }).catch(() => {});
@@ -168,7 +229,15 @@ export class Socket {
 
   receive(message) {
     if (message.type === "welcome") {
-      this.delay = 500;
+      this.delay = 250;
+      this.up = true;
+      // the lobby and every open table again, from the last event seen, before anything
+      // that waited for the socket (a move made meanwhile goes on the resynced table)
+      if (this.welcomed) {
+        this.sendNow({ type: "lobby" }).catch(() => {});
+        for (const [table, since] of this.open) this.sendNow({ type: "open", table, since }).catch(() => {});
+      }
+      this.welcomed = true;
       this.handlers.status("online");
       this.signedIn();
       this.ping();
@@ -200,15 +269,12 @@ export class Socket {
     this.handlers.message(message);
   }
 
+  // Send once signed in; while the connection is down, that is once it is back.
   async send(message) {
     await this.ready;
-    // closing or closed, and not replaced yet: refused like the messages under way, and the
-    // next socket resyncs the tables
-    if (this.ws.readyState !== WebSocket.OPEN) throw new ServerError("network");
-    const id = ++this.counter;
-    const answer = new Promise((resolve, reject) => this.waiting.set(id, { resolve, reject }));
-    this.ws.send(JSON.stringify({ id, ...message }));
-    return answer;
+    if (this.ws?.readyState === WebSocket.OPEN) return this.sendNow(message);
+    if (this.ws) this.giveUp(); // closing, and not noticed yet
+    return this.send(message);
   }
 
   // Watch a table: the whole history of its game comes with the first snapshot (since 0).

@@ -239,6 +239,14 @@ function button(x, y, w, label, action, seat) {
     <rect width=${w} height="34" rx="6"></rect><text x=${w / 2} y="22">${label}</text></g>`;
 }
 
+// A quick phrase the seat said a moment ago, over the panel's least needed line (the title;
+// on a compact panel, the name): the status, the clock and the buttons stay in view.
+function bubble(b, w, top) {
+  return svg`<g class="bubble" data-bubble=${b.key} pointer-events="none">
+    <rect x="40" y=${top} width=${w - 48} height="30" rx="15"></rect>
+    <text x=${(w - 8 + 40) / 2} y=${top + 21}>${b.text}</text></g>`;
+}
+
 function panel(g, p) {
   const box = g.panels.get(p.seat);
   if (!box) return nothing;
@@ -267,6 +275,7 @@ function panel(g, p) {
     ${compact ? nothing : svg`<text class="seat-title" x="46" y=${line(1)}>${p.rank ? `${t("points")} ${p.points}` : p.title}</text>`}
     ${showStatus ? svg`<text class="seat-status" x=${compact ? 46 : 10} y=${compact ? line(1) : line(2)}>${compact ? `${p.title}  ` : ""}${status}</text>` : nothing}
     ${buttons}
+    ${p.bubble ? bubble(p.bubble, w, compact ? 4 : line(1) - 21) : nothing}
     ${clock ? svg`<text class="clock" x=${w - 12} y=${compact ? line(1) : h - 16}>${clock.label}</text>
       <rect class="clock-bar" x="0" y=${h - 5} width=${w * Math.max(0, Math.min(1, clock.fraction))} height="5" rx="2"></rect>` : nothing}
   </g>`;

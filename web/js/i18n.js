@@ -66,7 +66,7 @@ const WORDS = {
         gameOver: "对局结束", youWon: "你赢了!", youLost: "你输了", isDraw: "和棋",
     sideWon: "{names} 获胜", playAgain: "再来一局", seeBoard: "查看棋盘", close: "关闭",
     leaveWarning: "对局进行中, 离开将被判逃跑并扣分。确定离开?", cancel: "取消", sure: "确定离开",
-    offline: "连接中断, 正在重连…", tooManySockets: "你打开的页面太多了: 请关掉几个, 正在重连…", moves: "第 {n} 步", spectators: "旁观 {n}", seat: "座位 {n}",
+    offline: "连接中断, 正在重新连接…", tooManySockets: "你打开的页面太多了: 请关掉几个, 正在重连…", moves: "第 {n} 步", spectators: "旁观 {n}", seat: "座位 {n}",
     step: "第 {n} / {total} 步", flipped: "翻开", shownFlag: "亮旗", raised: "升旗",
     fight: "交战",     saveName: "布局名称", saved: "已保存: {name}",
     lobbyNote: "选择房间, 开新桌或坐下; 也可以直接和机器人对局",
@@ -110,6 +110,11 @@ const WORDS = {
     verifyNoHand: "你在这局中没有拿到手牌: 每一副手牌都可以在复盘里核对",
     verifyBadSeed: "验证失败: 种子与承诺不符", verifyBadSeedWhy: "这个种子的 SHA-256 不是开局时公布的承诺",
     verifyBadDeal: "验证失败: 按种子发的牌与对局不一致", verifyWrongSeen: "你在对局中看到的发牌有 {n} 处与种子发的不同", verifyWrongRecord: "对局记录里的发牌有 {n} 处与种子发的不同", verifyError: "无法验证: {why}",
+    connected: "已连接", moveQueued: "连接中断: 这步棋会在重新连接后发出", moveNotSent: "连接中断期间局面变了, 这步棋没有再发: 请看棋盘, 需要的话再走一次",
+    phrases: "快捷语", phrase_hello: "你好", phrase_hurry: "快点吧", phrase_nice_move: "好棋", phrase_thanks: "谢谢",
+    phrase_again: "再来一局", phrase_sorry: "不好意思", phrase_teamwork: "合作愉快", phrase_bye: "再见",
+    phraseTooFast: "快捷语发得太快了, 请稍等一会儿", mute: "屏蔽", unmute: "取消屏蔽", muteWho: "屏蔽 {name} 的聊天和快捷语",
+    mutedNames: "已屏蔽: {names}",
   },
   en: {
     latest: "Latest ↓", latestHelp: "back to the latest move", surrenderWarning: "Surrender? You lose this game.", sureSurrender: "Surrender",
@@ -179,7 +184,7 @@ const WORDS = {
         gameOver: "Game over", youWon: "You won!", youLost: "You lost", isDraw: "Draw",
     sideWon: "{names} won", playAgain: "Play again", seeBoard: "See the board", close: "Close",
     leaveWarning: "The game is on: leaving now is an escape and costs points. Leave?",
-    cancel: "Cancel", sure: "Leave", offline: "Connection lost, reconnecting…",
+    cancel: "Cancel", sure: "Leave", offline: "Connection lost: reconnecting…",
     tooManySockets: "Too many pages of yours are open: close some; reconnecting…", moves: "move {n}",
     spectators: "{n} watching", seat: "seat {n}", step: "move {n} / {total}", flipped: "flipped",
     shownFlag: "shown flag", raised: "raised flag",     fight: "fight", saveName: "Layout name",
@@ -225,6 +230,11 @@ const WORDS = {
     verifyNoHand: "You were dealt no hand in this game: every hand can be checked in the replay",
     verifyBadSeed: "Verification failed: the seed does not match the commitment", verifyBadSeedWhy: "This seed's SHA-256 is not the commitment published at the start",
     verifyBadDeal: "Verification failed: the deal from the seed is not the one played", verifyWrongSeen: "what you were shown in the game differs from the seed's deal in {n} places", verifyWrongRecord: "the game's record differs from the seed's deal in {n} places", verifyError: "Could not verify: {why}",
+    connected: "Online", moveQueued: "Connection lost: your move goes out once reconnected", moveNotSent: "The game moved on while you were reconnecting, so your move was not sent again: check the board, and play it again if need be",
+    phrases: "Quick phrases", phrase_hello: "Hello", phrase_hurry: "Hurry up, please", phrase_nice_move: "Nice move", phrase_thanks: "Thanks",
+    phrase_again: "One more game", phrase_sorry: "Sorry", phrase_teamwork: "Good teamwork", phrase_bye: "Bye",
+    phraseTooFast: "Too many quick phrases: wait a moment", mute: "Mute", unmute: "Unmute", muteWho: "Mute {name}'s chat and phrases",
+    mutedNames: "Muted: {names}",
   },
 };
 
@@ -327,6 +337,7 @@ const ERRORS = {
     playing_elsewhere: "你在另一张桌子还有一局没下完: 请先下完那一局",
     own_table: "室主不能处理自己坐着的桌子或自己在下的对局: 请找管理员",
     guest_limit: "你的网络地址今天的游客次数已满, 请注册账号", address_banned: "你的网络地址上有被封禁的账号: 封禁期间不能从这里登录、注册或游客进入",
+    unknown_phrase: "没有这句快捷语",
   },
   en: {
     bad_json: "malformed message", bad_message: "malformed message", bad_command: "unknown command", too_large: "message too long",
@@ -361,6 +372,7 @@ const ERRORS = {
     own_table: "a room owner may not judge a table he sits at or a game he plays: ask an admin",
     login_wait: "too many wrong passwords for this name: wait a little", guest_limit: "no more guests from your address today: please register",
     address_banned: "an account banned from your address: no sign-in, new account or guest from it while the ban lasts",
+    unknown_phrase: "no such quick phrase",
   },
 };
 

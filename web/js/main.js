@@ -6,6 +6,7 @@
 import { html, nothing, render } from "../vendor/lit-html/lit-html.js";
 import { notifying, pageTitle, toggleNotify } from "./alerts.js";
 import { Api, Socket } from "./api.js";
+import { heard } from "./chat.js";
 import { errorText, t, toggleLanguage } from "./i18n.js";
 import { enterLobby, lobbyView } from "./lobby.js";
 import { followLog } from "./log.js";
@@ -40,10 +41,8 @@ function onMessage(m) {
   } else if (m.type === "table" || m.type === "update") {
     ensureBoard(m.snapshot.game?.board ?? m.snapshot.board);
     tableMessage(m);
-  } else if (m.type === "chat") {
-    store.chat.push(m);
-    if (store.chat.length > 500) store.chat.splice(0, 100);
-    changed();
+  } else if (m.type === "chat" || m.type === "phrase") {
+    heard(m);
   } else if (m.type === "closed") {
     if (store.table?.id === m.table) { // back to the lobby, where the notice is shown
       closeTable();
@@ -123,7 +122,7 @@ function header() {
     <span class="spacer"></span>
     ${store.user ? html`<a id="who" href=${`#user/${encodeURIComponent(store.user.name)}`} title=${t("myProfile")}>${store.user.name}</a>
       <button id="logout" type="button" @click=${logout}>${t("logout")}</button>` : nothing}
-    <span class=${`connection ${store.connection}`} title=${store.connection}></span>
+    ${connectionDot()}
     <button id="mute" type="button" aria-label=${muted() ? t("soundOn") : t("soundOff")} aria-pressed=${String(muted())}
       @click=${() => { toggleMute(); changed(); }}>♪ ${muted() ? t("off") : t("on")}</button>
     <button id="notify" type="button" title=${t("notifyHelp")} aria-label=${t("notifyHelp")} aria-pressed=${String(notifying())}
@@ -132,12 +131,20 @@ function header() {
   </header>`;
 }
 
+// The connection's state for the page and for outside tools: exactly one element carries
+// data-connection, the header's dot while online, the banner that says so while reconnecting.
+function connectionDot() {
+  const online = store.user && store.connection === "online";
+  return html`<span class=${`connection ${store.connection}`} title=${t(online ? "connected" : "offline")}
+    data-connection=${online ? "online" : nothing}></span>`;
+}
+
 function notice() {
   const n = store.notice;
   const here = n && n.view === store.view && (n.table ?? null) === (store.table?.id ?? null);
   const offline = store.user && store.connection === "offline";
   return html`${here ? html`<p id="notice" class=${`notice ${n.kind}`} role="status" @click=${() => notify(null)}>${n.text}</p>` : nothing}
-    ${offline ? html`<p class="notice offline" id="offline" role="alert">${t(store.crowded ? "tooManySockets" : "offline")}</p>` : nothing}
+    ${offline ? html`<p class="notice offline" id="offline" role="alert" data-connection="reconnecting">${t(store.crowded ? "tooManySockets" : "offline")}</p>` : nothing}
     ${store.backOnline && !offline ? html`<p class="notice online" id="online" role="status">${t("backOnline")}</p>` : nothing}`;
 }
 

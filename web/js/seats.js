@@ -4,6 +4,7 @@
 // (docs/protocol.md, "Capabilities"), its rules the limits; nothing here decides a rule.
 
 import { ARMY_COLOURS, NEUTRAL } from "./board.js";
+import { bubbleAt } from "./chat.js";
 import { outWhy, skipsLine } from "./ending.js";
 import { colourName, t, titleName } from "./i18n.js";
 
@@ -141,6 +142,7 @@ export function seatPanels(snap, now, { mayAddBot, mayRemoveBot, maySit, maySwap
       toMove: clock !== null,
       eliminated: Boolean(g?.seats?.[seat]?.eliminated),
       buttons,
+      bubble: bubbleAt(snap.id, seat), // a quick phrase the seat said a moment ago
     };
   });
 }
