@@ -6,7 +6,7 @@ import { command } from "./actions.js";
 import { avatar, rankBadge } from "./avatar.js";
 import { ARMY_COLOURS, NEUTRAL } from "./board.js";
 import { chatBox } from "./chat.js";
-import { roomName, ruleText, t, titleName, unratedText, variantName } from "./i18n.js";
+import { roomName, ruleText, t, unratedText, variantName } from "./i18n.js";
 import { paceSelect, preferredPace } from "./pace.js";
 import { profileLink } from "./profile.js";
 import { changed, store, variantEntry } from "./store.js";
