@@ -9,7 +9,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 from itertools import islice
-from typing import Any, overload
+from typing import TYPE_CHECKING, Any, overload
 
 from engine.actions import Action, Flip, Move
 from engine.combat import Outcome
@@ -19,6 +19,9 @@ from engine.outcome import Elimination, GameResult
 from engine.pieces import Piece
 from engine.position import Position
 from engine.variants import RuleOptions, Variant
+
+if TYPE_CHECKING:
+    from engine.tracker import Tracks
 
 
 class Phase(StrEnum):
@@ -244,6 +247,7 @@ class GameState:
     result: GameResult | None
     log: ActionLog  # every action applied
     paused_since: float | None = None  # play stands still (三打一: a player is away)
+    tracks: Tracks | None = None  # in play: what each viewer has proven (engine.tracker)
 
     @property
     def board_position(self) -> Position:

@@ -9,6 +9,8 @@ legal moves. Events are filtered by ``Event.for_viewer`` with audiences fixed wh
 What a variant adds to a view comes from its rulebook (``engine.rulebook``): the dealt variants'
 ``deal``, and for a game played face down (翻棋) the marks on its pieces (face down, carrying the
 flag, the seat playing each colour) and its entries after the pieces and the legal moves.
+In play each view has its viewer's 记牌 counts (``tracker``: ``engine.tracker.counts``), which
+come from that viewer's own events and visible ranks only.
 
 The server builds a view for every seat and spectator after every action, so ``view`` is written
 for speed: which ranks the viewer sees is worked out once per view for every piece together
@@ -32,6 +34,7 @@ from engine.pieces import Rank, piece_key
 from engine.rulebook import Marks
 from engine.rulebooks import rulebook_of
 from engine.state import GameState, Phase
+from engine.tracker import counts as tracker_counts
 from engine.visibility import visible_ranks
 
 _RANK_KEYS: dict[Rank, str] = {rank: rank.value for rank in Rank}
@@ -112,6 +115,7 @@ def _view(
         out["pieces"] = list(_pieces(state, viewer, position.occupied, marks).values())
     if extra := book.board_view(state):
         out.update(extra)
+    out["tracker"] = tracker_counts(state.tracks, viewer)
     if phase == _PLAYING and viewer is not None:
         out["may"] = {
             "propose_draw": draw_refusal(state, viewer) is None,

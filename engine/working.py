@@ -34,6 +34,7 @@ from engine.state import (
     Reveals,
     SeatState,
 )
+from engine.tracker import Tracks, follow
 from engine.variants import RuleOptions, TurnDirection, Variant
 from engine.visibility import open_pieces, rank_audience
 
@@ -75,6 +76,7 @@ class Working:
     result: GameResult | None
     log: ActionLog
     paused_since: float | None
+    tracks: Tracks | None
 
     def __init__(self, state: GameState) -> None:
         self.state = state
@@ -86,7 +88,8 @@ class Working:
         self.events: list[Event] = []
 
     def freeze(self) -> GameState:
-        """The working copy as a new state."""
+        """The working copy as a new state, with what each viewer has proven after it."""
+        self.tracks = follow(self.state, self, self.events)
         values = list(_VALUES(self))
         for i in _LIST_AT:
             values[i] = tuple(values[i])

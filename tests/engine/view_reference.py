@@ -14,6 +14,7 @@ from engine.movement import mask_ids, move_tables
 from engine.offers import draw_refusal, surrender_from
 from engine.pieces import piece_key
 from engine.state import GameState, Phase
+from engine.tracker import counts as tracker_counts
 from engine.variants import Information
 
 
@@ -78,6 +79,8 @@ def reference_view(state: GameState, viewer: int | None) -> dict[str, Any]:
     if state.flip is not None:
         out["colours"] = None if state.flip.colours is None else list(state.flip.colours)
         out["mines_dug"] = list(state.flip.mines_dug)
+    # the 记牌 counts as the engine keeps them: tests/engine/test_tracker.py checks them
+    out["tracker"] = tracker_counts(state.tracks, viewer)
     if state.phase == Phase.PLAYING and viewer is not None:
         out["may"] = {  # engine.offers, as the actions check it (tests/engine/test_offers.py)
             "propose_draw": draw_refusal(state, viewer) is None,

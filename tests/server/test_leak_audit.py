@@ -51,6 +51,7 @@ from server.app import create_app
 from server.config import default_rooms
 from server.updates import apply_patch
 from tests.engine.leaks import Knowledge
+from tests.engine.tracker_reference import ReferenceTracker
 from tests.server.conftest import make_settings, register
 from tests.server.sockets import signed_in
 from tests.soak import soak
@@ -142,6 +143,7 @@ class GameTruth:
         self.last = self.cum[-1]
         self.knowledge = knowledge
         self.seen: dict[tuple[int, int | None, str], bool] = {}
+        self.trackers: dict[int | None, list[Any]] = {}
 
     def may_see(self, k: int, viewer: int | None, station: str) -> bool:
         key = (k, viewer, station)
@@ -149,6 +151,23 @@ class GameTruth:
             self.knowledge.scouted, self.knowledge.had_marshal = self.known[k]
             self.seen[key] = self.knowledge.may_see(self.states[k], viewer, station)
         return self.seen[key]
+
+    def tracker(self, k: int, viewer: int | None) -> Any:
+        """The 记牌 counts of ``viewer`` in state ``k`` by the reference, which reads only the
+        events and views that viewer was sent."""
+        if viewer not in self.trackers:
+            first = self.states[0]
+            reference = ReferenceTracker(first.variant.key, viewer, first.rules)
+            events: list[list[Event]] = [[] for _ in self.states]
+            for event, j in self.events:
+                events[j].append(event)
+            counts = []
+            for j, state in enumerate(self.states):
+                seen = [e for x in events[j] if (e := x.for_viewer(viewer)) is not None]
+                reference.follow(seen, engine.view(state, viewer))
+                counts.append(jsonable(reference.counts()))
+            self.trackers[viewer] = counts
+        return self.trackers[viewer][k]
 
     def candidates(self, seq: int) -> list[int]:
         """The states a snapshot taken when the table's last event was ``seq`` may show: the
@@ -215,6 +234,9 @@ class GameTruth:
                 assert entry["army"] == entry["seat"] == piece.seat, f"{where}: colour {entry}"
         if finished:  # after the game everyone sees everything
             return Counter(rank_words(game))
+        if "tracker" in game:  # 记牌: exactly what the viewer's own events and views prove
+            assert game["tracker"] == self.tracker(k, viewer), f"{where}: the 记牌 counts"
+            words.update(rank_words(game["tracker"]))
         assert "layouts" not in game, f"{where}: the layouts before the end"
         if "legal_moves" in game:  # they tell which pieces can move: the mover's alone
             assert viewer is not None and viewer == state.to_move, f"{where}: legal moves"

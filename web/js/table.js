@@ -19,6 +19,7 @@ import { rulesDialog, showRules } from "./rules.js";
 import { playerName, seatColour, seatPanels } from "./seats.js";
 import { sound } from "./sounds.js";
 import { changed, store } from "./store.js";
+import { trackerPanel } from "./tracker.js";
 
 const HEADER = 44; // px, the page header
 const BAR = 88; // px, the action bar under the board on a narrow screen
@@ -424,6 +425,7 @@ export function tableView() {
         ${finished && !tbl.showResult ? fairBox(tbl.fair, () => fairSource(tbl)) : nothing}
       </section>
       ${deploying(tbl) ? deployTools(tbl) : nothing}
+      ${trackerPanel(snap)}
       ${g?.deal?.hand && g.phase === "deploying" && !deploying(tbl) ? html`<section class="card">${handTray(g.deal.hand)}</section>` : nothing}
       <section class="card"><h3>${t("history")}</h3>${logList(tbl.events, who(tbl), { hover: (line) => { tbl.hover = line; changed(); } }, null, 300, tbl.follow)}</section>
       ${chatBox(me === null ? "spectators" : "table", tbl.id)}

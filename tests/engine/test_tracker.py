@@ -1,0 +1,145 @@
+"""记牌 (``engine.tracker``): the counts every view carries, checked at every step of random games
+of every variant against a plain reference that sees only what its viewer was sent
+(``tests.engine.tracker_reference``) and against the truth (never more dead than died, totals
+never fewer than the army had), and in games set up by hand."""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from typing import Any
+
+import pytest
+
+import engine
+from engine import GameState
+from engine.tracker import OWN
+from tests.engine.game_helpers import setup
+from tests.engine.test_random_games import MAX_ACTIONS, choose_action, new_random_game
+from tests.engine.tracker_reference import ReferenceTracker
+from tests.soak import soak
+
+GAMES = {variant: soak(2, 12) for variant in engine.VARIANTS}
+
+
+def truth(state: GameState, viewer: int | None) -> Counter[tuple[int, str]]:
+    """The pieces on the board by the army a viewer counts them in, and rank."""
+    assert state.position is not None
+    out: Counter[tuple[int, str]] = Counter()
+    for piece in state.position.cells:
+        if piece is not None:
+            own = state.flip is None and viewer is not None and piece.seat == viewer
+            out[OWN if own else piece.colour, piece.rank.value] += 1
+    return out
+
+
+def check_sound(counts: list[dict[str, Any]], first: Counter[Any], now: Counter[Any]) -> None:
+    for army in counts:
+        for rank, row in army["ranks"].items():
+            had = first[army["army"], rank]
+            assert row["dead_known"] <= had - now[army["army"], rank], (army["army"], rank, row)
+            assert row["may_remain"] == row["total"] - row["dead_known"]
+            if row.get("at_most"):
+                assert had <= row["total"], (army["army"], rank, row, had)
+            else:
+                assert had == row["total"], (army["army"], rank, row, had)
+
+
+@pytest.mark.parametrize("variant", sorted(GAMES))
+def test_counts_equal_the_reference_and_never_claim_too_much(variant: str) -> None:
+    proven: Counter[str] = Counter()
+    for seed in range(GAMES[variant]):
+        rng = random.Random(f"tracker/{variant}/{seed}")
+        state = new_random_game(variant, seed, rng, now=0.0)
+        viewers: list[int | None] = [*state.variant.seats, None]
+        references = {v: ReferenceTracker(variant, v, state.rules) for v in viewers}
+        first: dict[int | None, Counter[Any]] = {}
+        now = 0.0
+        for _ in range(MAX_ACTIONS):
+            if state.phase == "finished":
+                break
+            now += rng.uniform(0.5, 6.0)
+            try:
+                state, events = engine.apply(
+                    state, choose_action(state, rng, min(now, state.deadline))
+                )
+            except engine.EngineError:
+                continue
+            for viewer in viewers:
+                view = engine.view(state, viewer)
+                reference = references[viewer]
+                reference.follow([e for x in events if (e := x.for_viewer(viewer))], view)
+                assert view.get("tracker") == reference.counts(), (seed, viewer, events)
+                if view.get("tracker") is None:
+                    continue
+                first.setdefault(viewer, truth(state, viewer))
+                check_sound(view["tracker"], first[viewer], truth(state, viewer))
+        for viewer in viewers:
+            for army in engine.view(state, viewer).get("tracker") or []:
+                for rank, row in army["ranks"].items():
+                    proven[rank] += row["dead_known"]
+    assert proven, "random games prove some deaths"
+
+
+def play(state: GameState, *moves: tuple[str, str]) -> GameState:
+    for origin, target in moves:
+        assert state.to_move is not None
+        state, _ = engine.apply(state, engine.Move(state.to_move, origin, target, now=1.0))
+    return state
+
+
+def row(state: GameState, viewer: int | None, army: int, rank: str) -> dict[str, Any]:
+    counts = engine.view(state, viewer)["tracker"]
+    found: dict[str, Any] = next(a for a in counts if a["army"] == army)["ranks"][rank]
+    return found
+
+
+# 二人: seat 0 on stations 0:*, seat 1 on 1:* (row, then column from the owner's left); 0:11
+# faces 1:15. Each side keeps its flag and an engineer out of the way.
+BASE = {"0:62": (0, "flag"), "1:62": (1, "flag"), "0:51": (0, "engineer"), "1:51": (1, "engineer")}
+
+
+def dead(state: GameState, viewer: int | None, army: int) -> int:
+    counts = engine.view(state, viewer)["tracker"]
+    return sum(r["dead_known"] for a in counts if a["army"] == army for r in a["ranks"].values())
+
+
+def test_a_marshal_that_dies_showing_its_flag_is_known_dead_to_all() -> None:
+    pieces = {**BASE, "0:11": (0, "field_marshal"), "1:15": (1, "bomb")}
+    state = setup("liangguo", pieces)
+    assert row(state, 1, 0, "field_marshal") == {"total": 1, "dead_known": 0, "may_remain": 1}
+    state = play(state, ("0:11", "1:15"))  # the 司令 meets the bomb: seat 0's flag is shown
+    for viewer in (1, None):
+        assert row(state, viewer, 0, "field_marshal") == {
+            "total": 1,
+            "dead_known": 1,
+            "may_remain": 0,
+        }
+    # seat 0 saw its 司令 trade with a bomb or a 司令, and seat 1's flag stayed hidden: a bomb
+    assert row(state, 0, 1, "bomb")["dead_known"] == 1
+    assert dead(state, 0, 1) == 1
+    assert dead(state, None, 1) == 0  # a spectator saw a trade of two unknown pieces
+
+
+def test_a_trade_without_the_flag_shown_proves_nothing_more() -> None:
+    pieces = {**BASE, "0:11": (0, "captain"), "1:15": (1, "captain")}
+    state = play(setup("liangguo", pieces), ("0:11", "1:15"))  # two 连长 trade
+    assert dead(state, 1, 0) == dead(state, None, 0) == dead(state, 0, 1) == 0
+    assert row(state, 0, 1, "captain")["may_remain"] == 3
+
+
+def test_a_rank_the_rules_showed_counts_once_it_dies() -> None:
+    pieces = {**BASE, "0:11": (0, "engineer"), "1:15": (1, "general"), "0:21": (0, "field_marshal")}
+    state = setup("liangguo", pieces, engineer_scouting="all")
+    state = play(state, ("0:11", "1:15"))  # the engineer dies and shows the 军长 to all
+    assert dead(state, None, 1) == 0
+    state = play(state, ("1:51", "1:41"), ("0:21", "0:11"), ("1:41", "1:51"), ("0:11", "1:15"))
+    for viewer in (0, None):  # the 司令 took the 军长 everyone had seen
+        assert row(state, viewer, 1, "general")["dead_known"] == 1
+    # the engineer that died on the 军长 was smaller than a 军长: not proven an engineer
+    assert dead(state, 1, 0) == dead(state, None, 0) == 0
+
+
+def test_views_before_play_have_no_counts() -> None:
+    state = engine.new_game("siguo", seed=1)
+    assert "tracker" not in engine.view(state, 0)
