@@ -149,9 +149,10 @@ class SeatMarks:
 
     game_id: str | None = None  # the game whose marks these are (None: not read yet)
     by_seat: dict[int, Marks] = field(default_factory=dict)
+    told: bool = False  # the players were told play began (their menus' ``choices``)
 
     def begin(self, game_id: str) -> None:
-        self.game_id, self.by_seat = game_id, {}
+        self.game_id, self.by_seat, self.told = game_id, {}, False
 
     async def load(
         self, sessions: async_sessionmaker[AsyncSession], game_id: str, state: GameState
@@ -165,10 +166,14 @@ class SeatMarks:
             history = list(engine.history(engine.record_of(state)))
             for seat, changes in rows.items():
                 *_, by_seat[seat] = fold(history, changes)
-        self.game_id, self.by_seat = game_id, by_seat
+        self.game_id, self.by_seat, self.told = game_id, by_seat, True
 
     def step(self, events: list[Event], state: GameState) -> list[int]:
-        """Follow the pieces through a step; returns the seats whose marks changed."""
+        """Follow the pieces through a step; returns the seats whose marks changed (every
+        seat when play begins: the players learn what they may mark)."""
+        if not self.told and state.phase == Phase.PLAYING:
+            self.told = True
+            return list(range(len(state.seats)))
         changed = []
         for seat, marks in self.by_seat.items():
             after = follow(marks, events, state)

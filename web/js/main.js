@@ -7,6 +7,7 @@ import { Api, Socket } from "./api.js";
 import { errorText, t, toggleLanguage } from "./i18n.js";
 import { enterLobby, lobbyView } from "./lobby.js";
 import { loginView } from "./login.js";
+import { marksMessage } from "./marks.js";
 import { openProfile, profileView } from "./profile.js";
 import { openReplay, replayKey, replayView } from "./replay.js";
 import { changed, notify, onChange, store } from "./store.js";
@@ -47,6 +48,8 @@ function onMessage(m) {
       notify(t(words), m.why === "lost" ? "error" : "info");
       location.hash = "";
     }
+  } else if (m.type === "marks") {
+    marksMessage(m);
   } else if (m.type === "muted") {
     notify(errorText({ code: "muted" }));
   }

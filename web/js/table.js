@@ -10,6 +10,7 @@ import { deploying, deployTools, confirmButton, draftPieces, followDeployment, p
 import { commitmentLine, dealStations, fairBox, rememberTable } from "./fairness.js";
 import { outcomeText, rankLabel, rankName, reasonText, t, unratedText, variantName } from "./i18n.js";
 import { logList, nameOf, resultCard } from "./log.js";
+import { drawMarks, markMenu, marksShown, openMarkMenu } from "./marks.js";
 import { handTray, pregameCard } from "./pregame.js";
 import { armName, seatColour, seatPanels } from "./seats.js";
 import { sound } from "./sounds.js";
@@ -24,7 +25,7 @@ export function openTable(id) {
   if (store.table && store.table.id !== id) store.socket.unwatch(store.table.id);
   store.view = "table";
   store.table = { id, snapshot: null, events: [], selected: null, fights: [], slide: null, zoom: null,
-    bottom: null, showResult: true, deploy: null, level: "normal", names: [], fair: {} };
+    bottom: null, showResult: true, deploy: null, level: "normal", names: [], fair: {}, marks: null, markMenu: null };
   if (location.hash !== `#table/${id}`) history.pushState(null, "", `#table/${id}`);
   store.socket.watch(id).catch(() => {});
   changed();
@@ -145,6 +146,7 @@ function boardModel(tbl, snap, board) {
     gold: me !== null && p.seat === me && ["supreme_marshal", "missile", "fortress"].includes(p.rank),
     label: p.rank ? rankLabel(p.rank) : "",
   }));
+  drawMarks(model, marksShown(tbl.marks, snap)); // the player's own marks (标记)
   model.last = lastMoves(tbl, colourOf);
   if (g.phase === "playing") { // 亮旗: flags shown to everyone, as long as they stand
     for (const e of tbl.events) {
@@ -363,7 +365,7 @@ export function tableView() {
     maySwap: may.has("swap"), level: tbl.level, offline: store.connection === "offline",
   });
   const handlers = {
-    station: onStation, drop: onDrop, panelAction: onPanelAction, zoom: interactive ? null : zoomAt,
+    station: onStation, drop: onDrop, panelAction: onPanelAction, zoom: interactive ? null : zoomAt, mark: openMarkMenu,
     seat: me === null ? (seat) => { tbl.bottom = seat; tbl.zoom = null; changed(); } : null, // a spectator turns the board
   };
   const boxStyle = `width:${f.w}px;height:${f.stacked && !tbl.zoom ? Math.min(f.h, boxH) : f.h}px`;
@@ -392,6 +394,7 @@ export function tableView() {
       ${overlay === nothing ? nothing : html`<div class="overlay">${overlay}</div>`}
     </div>
     ${actionBar(tbl, f, zoomable)}
+    ${markMenu(tbl)}
     <aside class="side">
       <section class="card table-info">
         <h2>${variantName(g?.variant ?? snap.variant)} <small>${roomName(snap.room)}</small></h2>
