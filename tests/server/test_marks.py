@@ -7,6 +7,7 @@ import json
 import logging
 import random
 from contextlib import ExitStack
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -14,8 +15,12 @@ from fastapi.testclient import TestClient
 
 import engine
 from server import marks
+from server.app import create_app
+from server.config import RoomConfig
+from tests.server.conftest import make_settings
 from tests.server.sockets import Player
 from tests.server.test_realtime import connect, connect_again, start_game, table_of_two
+from tests.server.test_restart import game_of_two, play_moves
 
 LABEL = "猜Z"  # a label nobody else's messages could carry by chance
 
@@ -255,3 +260,31 @@ def replay_marks(client: TestClient, game_id: str, started: list[str]) -> None:
     for perspective in ("open", "public", "0", "1"):
         shown = client.get(f"/api/games/{game_id}/replay/{steps}?perspective={perspective}")
         assert LABEL not in shown.text
+
+
+def test_marks_survive_a_restart_and_follow_on(tmp_path: Path) -> None:
+    """The table is taken back from the database (as after a restart, or by another process):
+    its marks are read back, where their pieces went meanwhile, and follow them on."""
+    settings = make_settings(f"sqlite+aiosqlite:///{tmp_path / 'restart.db'}")
+    settings.rooms = [RoomConfig(id="quick", name="quick", variant="liangguo")]
+    rng = random.Random(8)
+    with TestClient(create_app(settings)) as client, ExitStack() as stack:
+        alice, bob, table = game_of_two(stack, client, 3)
+        started = hidden_enemy(alice, 1)
+        for station in started:
+            assert mark(alice, table, station, LABEL)["type"] == "ok"
+        play_moves({0: alice, 1: bob}, table, 10, rng)
+    with TestClient(create_app(settings)) as client, ExitStack() as stack:
+        alice, bob = connect_again(stack, client, "alice"), connect_again(stack, client, "bob")
+        for p in (alice, bob):
+            assert p.request({"type": "open", "table": table})["type"] == "ok"
+        bobs = {p["station"] for p in alice.game["pieces"] if p["seat"] == 1}
+        assert set(latest_marks(alice)) == bobs and len(bobs) > 0
+        assert set(latest_marks(alice).values()) == {LABEL}
+        assert latest_marks(bob) == {}  # his own, none
+        play_moves({0: alice, 1: bob}, table, 10, rng)
+        look = connect_again(stack, client, "alice")
+        assert look.request({"type": "open", "table": table})["type"] == "ok"
+        bobs = {p["station"] for p in look.game["pieces"] if p["seat"] == 1}
+        assert set(latest_marks(look)) == bobs
+        wire(bob)
