@@ -22,7 +22,8 @@ from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 import engine
-from engine import Event, GameState, Phase, Rank
+from engine import Event, GameState, Phase, Rank, Variant
+from engine.deal import SANDAYI_EXTRAS
 from server import inbound, outbound
 from server.errors import TableError
 from server.models import MarkEntry
@@ -87,17 +88,20 @@ def put(marks: Marks, change: Change) -> Marks:
     return out
 
 
-def choices(state: GameState) -> list[str]:
-    """The ranks a mark may name: those of the game's pieces (a 三打一 banker's 帅 too), in
-    rank order."""
-    ranks = {piece.rank.value for layout in state.layouts for piece in layout.values()}
+def choices(variant: Variant) -> list[str]:
+    """The ranks a mark may name: those a game of ``variant`` may hold (a 三打一 banker's 帅,
+    导弹 and 堡垒 too), in rank order. Of the variant, never of the game: which pieces a dealt
+    hand holds is hidden."""
+    ranks = {rank.value for rank in variant.army}
+    if variant.dealing == "sandayi":
+        ranks |= {rank.value for rank, _ in SANDAYI_EXTRAS}
     return sorted(ranks, key=_RANK_ORDER.__getitem__)
 
 
 def cleaned(state: GameState, mark: str | None) -> str | None:
     """``mark`` as kept: a rank key of the game, or a label cleaned as chat lines are and at
     most ``LABEL_CHARS`` long; None clears. ``TableError`` (``bad_mark``) else."""
-    if mark is None or mark in choices(state):
+    if mark is None or mark in choices(state.variant):
         return mark
     label = inbound.chat_text(mark)
     if not label or len(label) > LABEL_CHARS:
@@ -123,7 +127,7 @@ def message(table: str, game_id: str, seat: int, state: GameState, marks: Marks)
         table=table,
         game_id=game_id,
         seat=seat,
-        choices=choices(state),
+        choices=choices(state.variant),
         marks=dict(marks),
     )
 

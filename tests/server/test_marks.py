@@ -288,3 +288,12 @@ def test_marks_survive_a_restart_and_follow_on(tmp_path: Path) -> None:
         bobs = {p["station"] for p in look.game["pieces"] if p["seat"] == 1}
         assert set(latest_marks(look)) == bobs
         wire(bob)
+
+
+def test_the_choices_are_the_variant_s_never_a_hand_s() -> None:
+    """Which ranks a mark may name tells nothing hidden: 三打一's banker may or may not have
+    kept 帅, 导弹 and 堡垒, and every 三打一 game offers them alike."""
+    sandayi = marks.choices(engine.get_variant("sandayi"))
+    assert {"supreme_marshal", "missile", "fortress", "field_marshal", "bomb"} <= set(sandayi)
+    assert "supreme_marshal" not in marks.choices(engine.get_variant("liangguo"))
+    assert marks.choices(engine.get_variant("siguo"))[:2] == ["field_marshal", "general"]
