@@ -41,6 +41,9 @@ CODES = frozenset(
         "illegal",
         "illegal_layout",
         "malformed",
+        # private marks (``server.marks``)
+        "bad_mark",
+        "too_many_marks",
         # chat and quick phrases (``server.realtime``)
         "too_long",
         "wrong_channel",

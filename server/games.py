@@ -10,7 +10,8 @@ from fastapi import APIRouter, HTTPException, Path, Query
 from sqlalchemy import select
 
 from engine import Event, GameRecord, GameState, history, open_pieces, view
-from server.accounts import NO_NUL, NOT_FOUND, REFUSALS, Session
+from server import marks
+from server.accounts import NO_NUL, NOT_FOUND, REFUSALS, CurrentUser, Session
 from server.models import Game, GameSeat, User
 
 router = APIRouter(prefix="/api/games", tags=["games"])
@@ -162,3 +163,25 @@ async def moves(
             told = [seen for e in events if (seen := e.for_viewer(viewer)) is not None]
         out.append({"step": n, "events": told})
     return out
+
+
+@router.get("/{game_id}/marks/{step}", responses=REFUSALS | NOT_FOUND)
+async def own_marks(
+    game_id: GameId, step: int, user: CurrentUser, session: Session
+) -> dict[str, Any]:
+    """The caller's own private marks (标记) at ``step`` of a finished game they played, by
+    station, where the pieces stood then: for their replay from their own seat. Nobody
+    else's marks are ever served (404 for a game the caller did not play)."""
+    game = await _finished(session, game_id)
+    assert game.record is not None
+    seat = await session.scalar(
+        select(GameSeat.seat).where(GameSeat.game_id == game_id, GameSeat.user_id == user.id)
+    )
+    if seat is None:
+        raise HTTPException(404, f"you played no seat of game {game_id!r}")
+    steps = _history(game.record)
+    if not 0 <= step < len(steps):
+        raise HTTPException(422, f"step is between 0 and {len(steps) - 1}")
+    changes = (await marks.changes_of(session, game_id, seat)).get(seat, [])
+    shown = marks.replay_marks(steps, changes, step) if changes else {}
+    return {"seat": seat, "step": step, "marks": shown}

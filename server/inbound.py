@@ -132,6 +132,16 @@ class Phrase(_Message):
     key: str = Field(max_length=40)
 
 
+class Mark(_Message):
+    """A private mark (标记) on a hidden enemy piece, for the player alone: a rank key or a
+    short label; none clears it (``server.marks``)."""
+
+    type: Literal["mark"]
+    table: str
+    station: str = Field(min_length=1, max_length=16)
+    mark: str | None = Field(default=None, max_length=64)  # checked, and cleaned, by the table
+
+
 class Kick(_Message):
     """A room owner (室主) or an admin removes the player on ``seat`` (see ``Table.kick``)."""
 
@@ -168,6 +178,7 @@ ClientMessage = Annotated[
     | Act
     | Chat
     | Phrase
+    | Mark
     | Kick
     | Dissolve,
     Field(discriminator="type"),
@@ -179,6 +190,7 @@ LIMITED: dict[type[BaseModel], str] = {
     CreateTable: "tables",
     PlayNow: "tables",
     Act: "actions",
+    Mark: "actions",  # each one is a write to the database
     **dict.fromkeys([OpenTable, CloseTable, Sit, AddBot, Swap, Stand, Ready, Leave], "seats"),
     StandIn: "seats",
     SetPace: "seats",

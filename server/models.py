@@ -192,6 +192,24 @@ class GameSeat(Base):
     points: Mapped[int | None] = mapped_column(Integer)
 
 
+class MarkEntry(Base):
+    """A player's private mark (标记) on a hidden enemy piece, or its clearing (``mark`` None):
+    one row per change, never rewritten. A mark is put where the piece stood after ``step``
+    recorded actions of the game and follows the piece from there (``server.marks``), so the
+    rows give the seat's marks at every step of its replay. Served to that seat's player alone."""
+
+    __tablename__ = "marks"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    game_id: Mapped[str] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"), index=True)
+    seat: Mapped[int] = mapped_column(Integer)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"))
+    step: Mapped[int] = mapped_column(Integer)
+    station: Mapped[str] = mapped_column(String(16))
+    mark: Mapped[str | None] = mapped_column(String(32))  # a rank key or a short label
+    at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
 class SavedLayout(Base):
     """A layout a user saved (保存布局), in the engine's text notation."""
 

@@ -159,6 +159,18 @@ class LoggedOut(TypedDict):
     type: Literal["logged_out"]
 
 
+class Marks(TypedDict):
+    """A player's private marks (标记) in the game of a table, to that player's sockets alone
+    (``server.marks``): all of them, by station, each time one changes."""
+
+    type: Literal["marks"]
+    table: str
+    game_id: str
+    seat: int
+    choices: list[str]  # the rank keys a mark may name (any other mark is a label)
+    marks: dict[str, str]  # station id -> a rank key or a label
+
+
 ServerMessage = Annotated[
     Welcome
     | Ok
@@ -172,6 +184,7 @@ ServerMessage = Annotated[
     | Muted
     | Closed
     | Banned
-    | LoggedOut,
+    | LoggedOut
+    | Marks,
     Field(discriminator="type"),
 ]

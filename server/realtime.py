@@ -280,6 +280,8 @@ class Connection:
             await self.chat(m)
         elif isinstance(m, inbound.Phrase):
             await self.phrase(m)
+        elif isinstance(m, inbound.Mark):
+            await self.lobby.run(m.table, "mark", user_id=user.id, station=m.station, mark=m.mark)
         elif isinstance(m, inbound.Kick | inbound.Dissolve):
             if not await self.check_rights():  # the moderator's rights as they are now
                 raise TableError("unauthorized", "sign in again")
@@ -320,6 +322,8 @@ class Connection:
                 self.updates[table_id] = epoch, ran["result"]["update"], key
                 self.seen[table_id] = message["snapshot"]["seq"]
                 await self.send(message)
+                if ran["result"]["marks"] is not None:  # the user's own marks, after the board
+                    await self.send(ran["result"]["marks"])
         finally:
             opened.set()
             if self.opening.get(table_id) is opened:

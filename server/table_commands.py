@@ -1,6 +1,6 @@
 """The commands a table takes from the socket gateway of any process (``Table.run``), each run
 inside the table's actor: seats (sit, swap, stand, ready, bots, 托管, play now), the game's
-actions, moderation (kick, dissolve) and watching (open, close, snapshot).
+actions and private marks, moderation (kick, dissolve) and watching (open, close, snapshot).
 
 Each checks what the table's state allows, changes its parts (``server.seating``, the game) and
 leaves the table to tell everyone (``Table.flush``).
@@ -221,6 +221,11 @@ async def act(table: Table, user_id: int, version: int, action: dict[str, Any]) 
     table.presence.played(user_id, time.time())
 
 
+async def mark(table: Table, user_id: int, station: str, mark: str | None) -> None:
+    """A private mark on a hidden enemy piece (``server.marks``); None clears it."""
+    await table.set_mark(user_id, station, mark)
+
+
 async def open_for(table: Table, user_id: int, socket: str, since: int | None) -> dict[str, Any]:
     """A ``socket`` of ``user_id`` opens the table (or again): the ``table`` message it
     gets (``message``), with the events missed since event ``since``, and the number of
@@ -230,7 +235,11 @@ async def open_for(table: Table, user_id: int, socket: str, since: int | None) -
     viewer = table.seat_of(user_id)
     missed = table.game.missed(since)
     number = 0 if table.sent is None else table.sent.number
-    return {"update": number, "message": updates.table_message(table, viewer, missed)}
+    return {
+        "update": number,
+        "message": updates.table_message(table, viewer, missed),
+        "marks": await table.marks_message(user_id),  # the user's own, for this socket alone
+    }
 
 
 async def close_for(table: Table, user_id: int, socket: str) -> None:
@@ -254,6 +263,7 @@ COMMANDS: dict[str, Callable[..., Any]] = {
     "set_pace": set_pace,
     "seat_with_bots": seat_with_bots,
     "act": act,
+    "mark": mark,
     "kick": kick,
     "dissolve": dissolve,
     "open_for": open_for,

@@ -47,6 +47,7 @@ import engine
 import engine.views
 from engine.bot import decide
 from engine.events import Event
+from server import marks
 from server.app import create_app
 from server.config import default_rooms
 from server.updates import apply_patch
@@ -354,6 +355,11 @@ class Audit:
                     seeds.add(truth.id)
             for event in message["events"]:
                 allowed += self.event(event, receiver, seeds)
+        if message["type"] == "marks":  # the player's own guesses, and the variant's ranks
+            truth = self.by_id[message["game_id"]]
+            assert receiver is not None and truth.seats.get(receiver) == message["seat"]
+            assert message["choices"] == marks.choices(truth.states[0].variant)
+            allowed += Counter(rank_words([message["choices"], message["marks"]]))
         # a patch's entries are copied as they are into the snapshot it makes, audited whole
         found = Counter(rank_words({k: v for k, v in message.items() if k != "patch"}))
         assert found == allowed, f"{receiver}: ranks {found - allowed} in {message['type']}"

@@ -154,7 +154,8 @@ function piece(g, p, model) {
     inner = svg`<rect class=${`face${p.gold ? " gold" : ""}${p.mine ? " mine" : ""}`} x="-17" y="-11.5" width="34" height="23" rx="3" .style=${`fill:${colour}`}></rect>
       ${p.label ? svg`<text class="label" y="4.6">${p.label}</text>` : nothing}
       ${shape(p.army, -13, -7.5, 0.55)}
-      ${p.carrying ? svg`<text class="carry" x="13" y="-6">⚑</text>` : nothing}`;
+      ${p.carrying ? svg`<text class="carry" x="13" y="-6">⚑</text>` : nothing}
+      ${p.mark ? svg`<g class="mark-tag"><rect x="-15" y="-7" width="30" height="15" rx="3"></rect><text y="4.5">${p.mark}</text></g>` : nothing}`;
   }
   const classes = `piece${model.selected === p.station ? " selected" : ""}${model.flippable?.has(p.station) ? " flippable" : ""}`;
   return svg`<g class=${classes} transform=${`translate(${x},${y})`} data-piece=${p.station}
@@ -282,17 +283,19 @@ function panel(g, p) {
 }
 
 // The whole board: ``model`` holds what to draw (see table.js; ``mountain``: the words of the
-// mountain line, where the variant's board has one), ``on`` the handlers
+// mountain line, where the variant's board has one; ``marks``: the player's private marks,
+// station -> mark, carried by the stations as data-mark), ``on`` the handlers
 // { station(id), drop(from, to), zoom(x, y) (a tap on a board too small to touch),
-//   seat(seat) (a click on a seat's panel), panelAction(seat, action) (a panel's button) }.
+//   seat(seat) (a click on a seat's panel), panelAction(seat, action) (a panel's button),
+//   mark(station, x, y) (a right-click or a long press on a station: true if it opened a menu) }.
 export function boardView(g, model, on) {
   const [bx, by, bw, bh] = g.box.map((v) => v * UNIT);
   // a piece's whole name, for screen readers and as its tooltip (the label on it may be short)
   const labels = new Map(model.pieces.map((p) => [p.station, p.rank ? rankName(p.rank) : "?"]));
   return svg`<svg class=${`board board-${g.data.key}${model.interactive ? "" : " overview"}`} viewBox=${`${bx} ${by} ${bw} ${bh}`}
       role="group" aria-label=${model.label ?? ""}
-      @pointerdown=${(e) => pointerDown(e, model)} @pointermove=${pointerMove} @pointerup=${(e) => pointerUp(e, model, on)}
-      @pointercancel=${pointerCancel} @keydown=${(e) => keyDown(e, on)}>
+      @pointerdown=${(e) => pointerDown(e, model, on)} @pointermove=${pointerMove} @pointerup=${(e) => pointerUp(e, model, on)}
+      @pointercancel=${pointerCancel} @keydown=${(e) => keyDown(e, on)} @contextmenu=${(e) => contextMenu(e, model, on)}>
     <rect class="felt" x=${bx} y=${by} width=${bw} height=${bh} rx="12"></rect>
     <g class="arms">${armTints(g, model.colourOf)}</g>
     ${edges(g)}
@@ -306,7 +309,7 @@ export function boardView(g, model, on) {
       const [x, y] = at(g, s.id);
       const drag = model.draggable?.has(s.id);
       const label = labels.get(s.id);
-      return svg`<circle class=${`hit${drag ? " drag" : ""}`} cx=${x} cy=${y} r=${UNIT / 2} data-station=${s.id}
+      return svg`<circle class=${`hit${drag ? " drag" : ""}`} cx=${x} cy=${y} r=${UNIT / 2} data-station=${s.id} data-mark=${model.marks?.get(s.id) ?? nothing}
         tabindex=${model.interactive ? "0" : "-1"} role="button" aria-label=${label === undefined ? s.id : `${s.id} ${label}`}>${label && label !== "?" ? svg`<title>${label}</title>` : nothing}</circle>`;
     })}</g>
     <g class="ghost" pointer-events="none"></g>
@@ -315,7 +318,8 @@ export function boardView(g, model, on) {
 
 // --- clicks, drags and taps -------------------------------------------------------------------
 
-let press = null; // { station, x, y, id, draggable, dragging, pan, svg }
+let press = null; // { station, x, y, id, draggable, dragging, pan, svg, hold, held }
+const HOLD_MS = 550; // a finger held this long on a piece asks for its menu (标记)
 
 function userPoint(svgEl, e) {
   const m = svgEl.getScreenCTM().inverse();
@@ -324,7 +328,7 @@ function userPoint(svgEl, e) {
 
 // The board takes every touch itself (touch-action: none): a drag from a piece that may move
 // moves it, any other drag pans the zoomed board (or the page), a tap is a click.
-function pointerDown(e, model) {
+function pointerDown(e, model, on) {
   if (e.button > 0) return;
   const svgEl = e.currentTarget;
   if (e.target.closest?.(".svg-button") && model.interactive) { press = null; return; }
@@ -334,6 +338,10 @@ function pointerDown(e, model) {
   press = { station, panel, x: e.clientX, y: e.clientY, id: e.pointerId, dragging: false, svg: svgEl,
     draggable: Boolean(station && model.interactive && model.draggable?.has(station)),
     pan: { box, left: box?.scrollLeft ?? 0, top: box?.scrollTop ?? 0, page: scrollY } };
+  if (station && on.mark && model.interactive && e.pointerType !== "mouse") { // a long press: the menu
+    const start = press, [x, y] = [e.clientX, e.clientY];
+    start.hold = setTimeout(() => { if (press === start && !start.dragging) start.held = on.mark(station, x, y); }, HOLD_MS);
+  }
   svgEl.setPointerCapture(e.pointerId);
   e.preventDefault();
 }
@@ -342,6 +350,7 @@ function pointerMove(e) {
   if (!press || e.pointerId !== press.id) return;
   const dx = e.clientX - press.x, dy = e.clientY - press.y;
   if (!press.dragging && Math.hypot(dx, dy) < 8) return;
+  clearTimeout(press.hold);
   if (!press.draggable) { // pan
     press.dragging = true;
     const { box } = press.pan;
@@ -373,6 +382,8 @@ function pointerUp(e, model, on) {
   }
   const start = press;
   press = null;
+  clearTimeout(start?.hold);
+  if (start?.held) return; // the press opened a menu: no click
   const svgEl = e.currentTarget;
   svgEl.classList.remove("dragging");
   svgEl.querySelector(".ghost")?.replaceChildren();
@@ -396,9 +407,17 @@ function pointerUp(e, model, on) {
 }
 
 function pointerCancel(e) {
+  clearTimeout(press?.hold);
   if (press) press.svg.classList.remove("dragging");
   e.currentTarget.querySelector(".ghost")?.replaceChildren();
   press = null;
+}
+
+// A right-click on a station asks for its menu (标记); the browser's own menu only elsewhere.
+function contextMenu(e, model, on) {
+  const station = e.target.closest?.("[data-station]")?.dataset.station;
+  if (!station || !on.mark || !model.interactive) return;
+  if (press?.held || on.mark(station, e.clientX, e.clientY)) e.preventDefault();
 }
 
 const ARROWS = { ArrowUp: [0, -1], ArrowDown: [0, 1], ArrowLeft: [-1, 0], ArrowRight: [1, 0] };

@@ -242,6 +242,16 @@ const WORDS = {
   },
 };
 
+// 标记: the player's private marks on hidden enemy pieces (marks.js)
+Object.assign(WORDS.zh, {
+  markTitle: "标记", markPrivate: "只有你自己看得到", markLabel: "自定义 (最多 4 字)", markOk: "标上",
+  markClear: "清除标记", markClose: "关闭", markGuess_bomb: "炸?", markGuess_landmine: "雷?", markGuess_flag: "旗?",
+});
+Object.assign(WORDS.en, {
+  markTitle: "Mark", markPrivate: "only you see it", markLabel: "Own label (up to 4)", markOk: "Mark",
+  markClear: "Clear the mark", markClose: "Close", markGuess_bomb: "B?", markGuess_landmine: "M?", markGuess_flag: "F?",
+});
+
 const VARIANTS = {
   zh: { siguo: "四国军棋", luanzhan: "乱战四国", sandayi: "三打一", sanguo: "三国军棋", liangguo: "二人暗棋", fanqi: "翻棋" },
   en: { siguo: "Four-player Junqi", luanzhan: "Four-player free-for-all", sandayi: "Three against one",
@@ -340,6 +350,7 @@ const ERRORS = {
     address_tables: "你的网络地址开的桌子已经够多了: 请坐到其中一张, 或等空桌自动关闭",
     playing_elsewhere: "你在另一张桌子还有一局没下完: 请先下完那一局",
     own_table: "室主不能处理自己坐着的桌子或自己在下的对局: 请找管理员",
+    bad_mark: "只能标记敌方的暗子: 标一个军衔, 或最多 4 个字", too_many_marks: "这一局的标记改得太多了",
     guest_limit: "你的网络地址今天的游客次数已满, 请注册账号", address_banned: "你的网络地址上有被封禁的账号: 封禁期间不能从这里登录、注册或游客进入",
     unknown_phrase: "没有这句快捷语",
   },
@@ -374,6 +385,7 @@ const ERRORS = {
     address_tables: "enough tables are open from your address: sit at one of them, or let an empty one close",
     playing_elsewhere: "you are playing a game at another table: finish it first",
     own_table: "a room owner may not judge a table he sits at or a game he plays: ask an admin",
+    bad_mark: "only the enemy's hidden pieces take marks: a rank, or up to 4 characters", too_many_marks: "too many mark changes in this game",
     login_wait: "too many wrong passwords for this name: wait a little", guest_limit: "no more guests from your address today: please register",
     address_banned: "an account banned from your address: no sign-in, new account or guest from it while the ban lasts",
     unknown_phrase: "no such quick phrase",

@@ -11,6 +11,7 @@ import { errorText, t, toggleLanguage } from "./i18n.js";
 import { enterLobby, lobbyView } from "./lobby.js";
 import { followLog } from "./log.js";
 import { loginView } from "./login.js";
+import { marksMessage } from "./marks.js";
 import { openProfile, profileView } from "./profile.js";
 import { openReplay, replayKey, replayView } from "./replay.js";
 import { openRules, rulesView } from "./rules.js";
@@ -51,6 +52,8 @@ function onMessage(m) {
       notify(t(words), m.why === "lost" ? "error" : "info");
       location.hash = "";
     }
+  } else if (m.type === "marks") {
+    marksMessage(m);
   } else if (m.type === "muted") {
     notify(errorText({ code: "muted" }));
   }

@@ -8,6 +8,7 @@ import { bestGeometry, boardView } from "./board.js";
 import { dealStations, fairBox } from "./fairness.js";
 import { errorText, rankLabel, t, variantName } from "./i18n.js";
 import { deadLink, logList } from "./log.js";
+import { drawMarks } from "./marks.js";
 import { armName, playerName, seatColour } from "./seats.js";
 import { changed, notify, store, variantEntry } from "./store.js";
 
@@ -23,7 +24,7 @@ export async function openReplay(gameId, ply) {
   stop();
   store.view = "replay";
   const r = store.replay = { id: gameId, summary: null, steps: 0, step: 0, perspective: "open", state: null,
-    moves: [], cache: new Map(), speed: 1, timer: null, bottom: 0, fair: {} };
+    moves: [], cache: new Map(), speed: 1, timer: null, bottom: 0, fair: {}, marks: null };
   changed();
   try {
     // the variants' capabilities come with the lobby's listing, which a link may open before
@@ -57,6 +58,19 @@ async function stateAt(r, step) {
   return r.cache.get(key);
 }
 
+// The player's own private marks (标记) at ``step``, in the replay from their own seat only:
+// station -> mark, or null (another perspective, or not their game).
+async function marksAt(r, step) {
+  const mine = r.summary?.players?.find((p) => p.name === store.user?.name);
+  if (!mine || String(mine.seat) !== r.perspective) return null;
+  const key = `marks/${step}`;
+  if (!r.cache.has(key)) {
+    const answer = await store.api.call("GET", `/api/games/${r.id}/marks/${step}`).catch(() => null);
+    r.cache.set(key, answer ? new Map(Object.entries(answer.marks)) : null);
+  }
+  return r.cache.get(key);
+}
+
 // Whether the page still shows this replay. A step answered after the player went elsewhere
 // (the lobby, back) must not write the address: that would take them back to the replay (its
 // hashchange not handled yet reads the address so written) or leave the lobby under a replay's.
@@ -71,11 +85,12 @@ async function go(step) {
   if (!r) return;
   const target = Math.max(0, Math.min(r.steps, step));
   try {
-    const state = await stateAt(r, target);
+    const [state, marks] = await Promise.all([stateAt(r, target), marksAt(r, target)]);
     if (!store.boards.has(state.board)) store.boards.set(state.board, await store.api.call("GET", `/api/boards/${state.board}`));
     if (!showing(r)) return;
     r.step = target;
     r.state = state;
+    r.marks = marks;
     history.replaceState(null, "", `#replay/${r.id}/${r.step}`); // a link to this very move
   } catch (error) { notify(errorText(error)); stop(); }
   changed();
@@ -185,6 +200,7 @@ export function replayView() {
       toMove: g.phase === "playing" && g.to_move === s.seat,
     })),
   };
+  drawMarks(model, r.marks);
   const seen = /^\d$/.test(r.perspective) ? Number(r.perspective) : null;
   const who = { name: (seat) => nameOf(r, seat), colour: colourOf, arm: (seat) => armName(g, caps, seat),
     you: seen, team: (seat) => g.seats[seat]?.team ?? seat };

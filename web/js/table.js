@@ -13,6 +13,7 @@ import { endingText } from "./ending.js";
 import { clearHighlights, queueHighlight } from "./highlights.js";
 import { rankLabel, roomName, ruleText, t, unratedText, variantName } from "./i18n.js";
 import { deadLink, endingView, logList, nameOf, resultCard } from "./log.js";
+import { drawMarks, markMenu, marksShown, openMarkMenu } from "./marks.js";
 import { paceName, paceSelect } from "./pace.js";
 import { handTray, pregameCard } from "./pregame.js";
 import { rulesDialog, showRules } from "./rules.js";
@@ -29,7 +30,8 @@ export function openTable(id) {
   if (store.table && store.table.id !== id) store.socket.unwatch(store.table.id);
   store.view = "table";
   store.table = { id, snapshot: null, events: [], selected: null, fights: [], slide: null, zoom: null,
-    bottom: null, showResult: true, deploy: null, level: "normal", names: [], fair: {}, follow: { up: false } };
+    bottom: null, showResult: true, deploy: null, level: "normal", names: [], fair: {}, follow: { up: false },
+    marks: null, markMenu: null };
   clearHighlights(store.table); // the moves still to show one after another (highlights.js)
   if (location.hash !== `#table/${id}`) history.pushState(null, "", `#table/${id}`);
   const tbl = store.table;
@@ -157,6 +159,7 @@ function boardModel(tbl, snap, board) {
     gold: me !== null && p.seat === me && ["supreme_marshal", "missile", "fortress"].includes(p.rank),
     label: p.rank ? rankLabel(p.rank) : "",
   }));
+  drawMarks(model, marksShown(tbl.marks, snap)); // the player's own marks (标记)
   model.last = lastMoves(tbl, colourOf);
   if (g.phase === "playing") { // 亮旗: flags shown to everyone, as long as they stand
     for (const e of tbl.events) {
@@ -384,7 +387,7 @@ export function tableView() {
     maySwap: may.has("swap"), level: tbl.level, offline: store.connection === "offline",
   });
   const handlers = {
-    station: onStation, drop: onDrop, panelAction: onPanelAction, zoom: interactive ? null : zoomAt,
+    station: onStation, drop: onDrop, panelAction: onPanelAction, zoom: interactive ? null : zoomAt, mark: openMarkMenu,
     seat: me === null ? (seat) => { tbl.bottom = seat; tbl.zoom = null; changed(); } : null, // a spectator turns the board
   };
   const boxStyle = `width:${f.w}px;height:${f.stacked && !tbl.zoom ? Math.min(f.h, boxH) : f.h}px`;
@@ -413,6 +416,7 @@ export function tableView() {
       ${overlay === nothing ? nothing : html`<div class="overlay">${overlay}</div>`}
     </div>
     ${actionBar(tbl, f, zoomable)}
+    ${markMenu(tbl)}
     <aside class="side">
       <section class="card table-info">
         <h2>${variantName(g?.variant ?? snap.variant)} <small>${roomName(roomOf(snap.room))}</small>
