@@ -77,7 +77,9 @@ def turn_in_view(page: Page, where: str) -> None:
         raise AssertionError(f"the turn or your seat out of view at {where}") from None
 
 
-@pytest.mark.parametrize(("room", "size"), [("siguo", PHONE), ("sanguo", LANDSCAPE)])
+@pytest.mark.parametrize(
+    ("room", "size"), [("siguo", PHONE), ("siguo", LANDSCAPE), ("sanguo", PHONE)]
+)
 def test_a_whole_game_on_a_phone_keeps_your_clock_and_the_turn_in_view(
     server: str, browser: Browser, room: str, size: ViewportSize
 ) -> None:
