@@ -62,6 +62,7 @@ def _common(state: GameState) -> dict[str, Any]:
     result = state.result
     return {
         "host": state.host,
+        "first": state.first,  # who moves first (the turn order names seats before their colours)
         "information": state.rules.information.value,
         "commitment": _commitment(state.seed),
         "seed": state.seed if finished else None,

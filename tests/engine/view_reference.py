@@ -31,6 +31,7 @@ def reference_view(state: GameState, viewer: int | None) -> dict[str, Any]:
         "phase": state.phase.value,
         "viewer": viewer,
         "host": state.host,
+        "first": state.first,
         "information": rules.information.value,
         "commitment": state.commitment,
         "seed": state.seed if finished else None,

@@ -99,6 +99,31 @@ export function bestGeometry(data, bottom, width, height) {
   return best;
 }
 
+// Whether the pointer is a finger, which needs bigger targets than a mouse.
+export const coarse = () => matchMedia("(pointer: coarse)").matches;
+
+// How a board at ``best`` (bestGeometry) is shown, ``zoomed`` or whole: a board whose stations
+// would get less than a finger's (or a mouse's) target is shown whole and zooms in on a tap;
+// ``k``: the zoom factor, ``need``: the px per board unit a target needs, ``zoomable``: whether
+// 放大/全图 is worth offering.
+export function zoomOf(best, zoomed) {
+  const touch = coarse();
+  const need = touch ? 32 : 14;
+  const k = zoomed ? Math.max(1.6, 44 / best.scale) : 1;
+  return { need, k, zoomable: best.scale < (touch ? 40 : 24), interactive: best.scale * k >= need };
+}
+
+// Scroll the zoomed board's box (#board-box) to board point ``x``, ``y`` (board units), or to
+// the arm of ``seat`` when no point is given.
+export function scrollZoom(geo, width, height, { x, y }, seat) {
+  const box = document.querySelector("#board-box");
+  if (!box) return;
+  const [bx, by, bw, bh] = geo.box;
+  if (x === null || x === undefined) [x, y] = geo.arms.get(seat)?.centroid ?? [0, 0];
+  box.scrollLeft = ((x - bx) / bw) * width - box.clientWidth / 2;
+  box.scrollTop = ((y - by) / bh) * height - box.clientHeight / 2;
+}
+
 // --- drawing ----------------------------------------------------------------------------------
 
 const at = (g, id) => { const [x, y] = g.points.get(id); return [x * UNIT, y * UNIT]; };
@@ -248,6 +273,17 @@ function bubble(b, w, top) {
     <text x=${(w - 8 + 40) / 2} y=${top + 21}>${b.text}</text></g>`;
 }
 
+// ``text`` cut to about ``room`` user units at font ``size`` (a CJK character is as wide as the
+// font is high, others about 0.6 of it), with "…" where it was cut.
+function fit(text, room, size) {
+  let width = 0;
+  for (const [i, ch] of [...text].entries()) {
+    width += ch.codePointAt(0) >= 0x2e80 ? size : size * 0.6;
+    if (width > room) return `${[...text].slice(0, Math.max(1, i - 1)).join("")}…`;
+  }
+  return text;
+}
+
 function panel(g, p) {
   const box = g.panels.get(p.seat);
   if (!box) return nothing;
@@ -266,19 +302,25 @@ function panel(g, p) {
   const bw = left === 46 ? 88 : (w - 20 - (count - 1) * 8) / count;
   const buttons = (p.buttons ?? []).map((b, i) => button(left + i * (bw + 8), buttonsY, bw, b.label, b.action, p.seat));
   const showStatus = !p.empty && !(compact && buttons.length);
+  // a compact panel's clock stands at the end of the name's line, never over the status line
+  const you = p.you ? `(${p.youLabel})` : "";
+  const name = fit(p.name, w - 46 - (compact && clock ? 72 : 10) - (you ? 6 + you.length * 13 : 0), 17);
   return svg`<g class=${classes} data-seat=${p.seat} transform=${`translate(${x},${y})`}
       .style=${`--seat:${p.colour}`}>
+    <clipPath id=${`panel-clip-${p.seat}`}><rect width=${w} height=${h} rx="10"></rect></clipPath>
     <rect class="panel-bg" width=${w} height=${h} rx="10"></rect>
+    <g clip-path=${`url(#panel-clip-${p.seat})`}>
     <rect class="swatch" x="8" y="8" width="28" height="28" rx="6"></rect>${badge}
     <g class=${p.badge ? "shape-corner" : "shape-inside"}>${p.badge ? shape(p.army, 40, 12, 0.8) : shape(p.army, 22, 22, 1.7)}</g>
     ${avatarIn(p.avatar, 9, 40, 26)}${compact || !p.rank ? nothing : rankBadgeIn(p.rank.title, p.rank.level, w - 8, 44)}
-    <text class="seat-name" x="46" y=${line(0)}>${p.name}${p.you ? svg`<tspan class="you-tag" dx="6">(${p.youLabel})</tspan>` : nothing}</text>
+    <text class="seat-name" x="46" y=${line(0)}>${name}${you ? svg`<tspan class="you-tag" dx="6">${you}</tspan>` : nothing}</text>
     ${compact ? nothing : svg`<text class="seat-title" x="46" y=${line(1)}>${p.rank ? `${t("points")} ${p.points}` : p.title}</text>`}
     ${showStatus ? svg`<text class="seat-status" x=${compact ? 46 : 10} y=${compact ? line(1) : line(2)}>${compact ? `${p.title}  ` : ""}${status}</text>` : nothing}
     ${buttons}
     ${p.bubble ? bubble(p.bubble, w, compact ? 4 : line(1) - 21) : nothing}
-    ${clock ? svg`<text class="clock" x=${w - 12} y=${compact ? line(1) : h - 16}>${clock.label}</text>
+    ${clock ? svg`<text class="clock" x=${w - 12} y=${compact ? line(0) + 4 : h - 16}>${clock.label}</text>
       <rect class="clock-bar" x="0" y=${h - 5} width=${w * Math.max(0, Math.min(1, clock.fraction))} height="5" rx="2"></rect>` : nothing}
+    </g>
   </g>`;
 }
 

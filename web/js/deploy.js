@@ -6,6 +6,7 @@
 import { html, nothing } from "../vendor/lit-html/lit-html.js";
 import { act } from "./actions.js";
 import { errorText, problemText, t } from "./i18n.js";
+import { seatArmy } from "./seats.js";
 import { changed, notify, store } from "./store.js";
 
 const game = (tbl) => tbl.snapshot?.game;
@@ -86,13 +87,15 @@ export function swap(tbl, a, b) {
   setDraft(tbl, draft);
 }
 
-// The pieces of the draft as the board draws them.
+// The pieces of the draft as the board draws them: in the army they belong to (a dealt hand's
+// pieces say it), else in the player's own colour (乱战: the one picked, not the seat's).
 export function draftPieces(tbl, labelOf) {
-  const me = tbl.snapshot.you;
+  const snap = tbl.snapshot;
+  const own = seatArmy(snap.game, snap.capabilities, snap.you);
   return Object.entries(tbl.deploy?.draft ?? {}).map(([station, key]) => {
     const [rank, army] = key.split("/");
     const gold = ["supreme_marshal", "missile", "fortress"].includes(rank);
-    return { station, rank, army: army === undefined ? me : Number(army), mine: true, gold, label: labelOf(rank) };
+    return { station, rank, army: army === undefined ? own : Number(army), mine: true, gold, label: labelOf(rank) };
   });
 }
 

@@ -4,12 +4,12 @@
 // any seat knew the game at that moment (the server's view of that seat then, nothing more).
 
 import { html, nothing } from "../vendor/lit-html/lit-html.js";
-import { bestGeometry, boardView } from "./board.js";
+import { bestGeometry, boardView, scrollZoom, zoomOf } from "./board.js";
 import { dealStations, fairBox } from "./fairness.js";
 import { errorText, rankLabel, t, variantName } from "./i18n.js";
 import { deadLink, logList } from "./log.js";
 import { drawMarks } from "./marks.js";
-import { armName, playerName, seatColour } from "./seats.js";
+import { armName, playerName, seatArmy, seatColour } from "./seats.js";
 import { changed, notify, store, variantEntry } from "./store.js";
 
 const SPEEDS = { 0.5: 1600, 1: 800, 2: 400, 4: 200 }; // ms a step
@@ -24,7 +24,7 @@ export async function openReplay(gameId, ply) {
   stop();
   store.view = "replay";
   const r = store.replay = { id: gameId, summary: null, steps: 0, step: 0, perspective: "open", state: null,
-    moves: [], cache: new Map(), speed: 1, timer: null, bottom: 0, fair: {}, marks: null };
+    moves: [], cache: new Map(), speed: 1, timer: null, bottom: 0, fair: {}, marks: null, zoom: null };
   changed();
   try {
     // the variants' capabilities come with the lobby's listing, which a link may open before
@@ -183,20 +183,29 @@ export function replayView() {
   const stacked = innerWidth < 700;
   const side = stacked ? 0 : Math.max(260, Math.min(380, innerWidth * 0.3));
   const w = stacked ? innerWidth - 8 : innerWidth - side - 24;
-  const h = innerHeight - HEADER - (stacked ? 150 : 16);
+  // on a narrow screen the bar (sticky at the window's bottom) stands under the board: a zoomed
+  // board's box leaves it room
+  const h = innerHeight - HEADER - (stacked ? (r.zoom ? 260 : 150) : 16);
   const best = bestGeometry(board, r.bottom, w, h);
+  // a board too small to touch is shown whole and zooms in where it is tapped, as at the table
+  const { k, interactive, zoomable } = zoomOf(best, r.zoom);
+  const boxW = best.geometry.box[2] * best.scale, boxH = best.geometry.box[3] * best.scale;
+  if (r.zoom?.scroll) {
+    r.zoom.scroll = false;
+    requestAnimationFrame(() => scrollZoom(best.geometry, boxW * k, boxH * k, r.zoom ?? {}, r.bottom));
+  }
   const caps = variantEntry(g.variant)?.capabilities ?? null;
   const colourOf = (seat) => seatColour(g, caps, seat);
   const last = lastMove(r);
   const model = {
-    colourOf, interactive: true, targets: new Map(), flags: new Map(), mountain: caps?.mountain ? t("mountain") : null,
+    colourOf, interactive, targets: new Map(), flags: new Map(), mountain: caps?.mountain ? t("mountain") : null,
     pieces: (g.pieces ?? []).map((p) => ({ station: p.station, army: p.face_down ? null : p.army, rank: p.rank,
       faceDown: Boolean(p.face_down), carrying: Boolean(p.carrying_flag), label: p.rank ? rankLabel(p.rank) : "" })),
     last: last ? [{ ...last, colour: colourOf(last.seat), latest: true }] : [],
     panels: g.seats.map((s) => ({
       seat: s.seat, colour: colourOf(s.seat), name: nameOf(r, s.seat), you: String(s.seat) === r.perspective,
       youLabel: t("perspectiveMark"), title: outcomeOf(g, s.seat),
-      status: s.eliminated ? [{ text: t("out"), kind: "bad" }] : [],
+      status: s.eliminated ? [{ text: t("out"), kind: "bad" }] : seatArmy(g, caps, s.seat) === null ? [{ text: t("colourless") }] : [],
       toMove: g.phase === "playing" && g.to_move === s.seat,
     })),
   };
@@ -206,11 +215,13 @@ export function replayView() {
     you: seen, team: (seat) => g.seats[seat]?.team ?? seat };
   const events = r.moves.flatMap((m) => m.events.map((e) => ({ ...e, seq: m.step, ply: m.step })));
   const seats = g.seats.map((s) => s.seat);
-  const boxH = best.geometry.box[3] * best.scale;
+  const zoomAt = (x, y) => { r.zoom = { x, y, scroll: true }; changed(); };
   return html`<section class=${`table-view replay-view${stacked ? " stacked" : ""}`} id="replay" .style=${stacked ? "" : `--side:${side}px`}>
     <div class="board-area">
-      <div class="board-box" id="board-box" .style=${`width:${w}px;height:${stacked ? Math.min(h, boxH) : h}px`}>
-        ${boardView(best.geometry, model, { station() {}, drop() {}, seat: (seat) => { r.bottom = seat; changed(); } })}
+      <div class=${`board-box${r.zoom ? " zoomed" : ""}`} id="board-box" .style=${`width:${w}px;height:${stacked && !r.zoom ? Math.min(h, boxH) : h}px`}>
+        <div class="board-sizer" .style=${r.zoom ? `width:${boxW * k}px;height:${boxH * k}px` : ""}>
+        ${boardView(best.geometry, model, { station() {}, drop() {}, zoom: interactive ? null : zoomAt,
+          seat: (seat) => { r.bottom = seat; r.zoom = null; changed(); } })}</div>
       </div>
     </div>
     <div class="bar replay-bar">
@@ -221,6 +232,8 @@ export function replayView() {
         <button id="play" class="primary" @click=${toggle}>${r.timer ? t("pause") : t("autoplay")}</button>
         <button id="next" aria-label=${t("next")} @click=${() => { stop(); go(r.step + 1); }}>▶</button>
         <button id="last" aria-label=${t("last")} @click=${() => { stop(); go(r.steps); }}>▶|</button>
+        ${zoomable ? html`<button id="zoom" @click=${() => { r.zoom = r.zoom ? null : { x: null, y: null, scroll: true }; changed(); }}>
+          ${r.zoom ? t("zoomOut") : t("zoomIn")}</button>` : nothing}
         <label class="level">${t("speed")} <select id="speed" @change=${(e) => setSpeed(Number(e.target.value))}>
           ${Object.keys(SPEEDS).map((s) => html`<option value=${s} ?selected=${Number(s) === r.speed}>${s}×</option>`)}</select></label>
       </div>

@@ -25,10 +25,14 @@ export function seatColour(game, caps, seat) {
   return ARMY_COLOURS[seatArmy(game, caps, seat)] ?? NEUTRAL;
 }
 
-// A seat's arm in a few words: its colour (红, 黄, ...), or its number while it has none.
+// A seat's arm in a few words: its colour (红, 黄, ...), or while it has none (翻棋 before the
+// first engineer is flipped) the seat's place in the turn order from the view's ``first``
+// (先手, 后手), which every viewer sees alike.
 export function armName(game, caps, seat) {
   const army = seatArmy(game, caps, seat);
-  return army === null ? t("seat", { n: seat + 1 }) : colourName(army);
+  if (army !== null) return colourName(army);
+  const n = game?.seats?.length || 1;
+  return t(`order${(seat - (game?.first ?? 0) + n) % n}`);
 }
 
 // Whether the game's teams are known now: fixed partners, or the sides once the bid is won.

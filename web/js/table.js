@@ -4,8 +4,8 @@
 
 import { html, nothing } from "../vendor/lit-html/lit-html.js";
 import { act, command, snapshotArrived } from "./actions.js";
-import { bestGeometry, boardView, UNIT } from "./board.js";
 import { turnBegan } from "./alerts.js";
+import { bestGeometry, boardView, scrollZoom, UNIT, zoomOf } from "./board.js";
 import { chatBox } from "./chat.js";
 import { deploying, deployTools, confirmButton, draftPieces, followDeployment, problemMarks, swap } from "./deploy.js";
 import { commitmentLine, dealStations, fairBox, rememberTable } from "./fairness.js";
@@ -23,7 +23,10 @@ import { changed, store } from "./store.js";
 import { trackerPanel } from "./tracker.js";
 
 const HEADER = 44; // px, the page header
-const BAR = 88; // px, the action bar under the board on a narrow screen
+const BAR = 92; // px, the action bar under the board on a narrow screen
+const HINT = 18; // px, the status line's hint under it
+const STRIP = 52; // px, the seats' strip over a board that zooms on a narrow screen
+const TOOLS = 136; // px, the deployment tools in the bar on a narrow screen
 
 export function openTable(id) {
   if (store.table?.id === id && store.view === "table") return;
@@ -248,15 +251,28 @@ function zoomAt(x, y) {
 
 // --- the page -----------------------------------------------------------------------------------
 
-function coarse() {
-  return matchMedia("(pointer: coarse)").matches;
+// Where the board goes: over the bar on a narrow screen (``stacked``: less ``below`` px for the
+// bar's hint and deployment tools), else beside a side column (wider on a short landscape
+// screen, whose bar holds the seats' strip and the deployment tools).
+function frame(below) {
+  const W = innerWidth, H = innerHeight;
+  if (W < 700) return { stacked: true, w: W - 8, h: H - HEADER - BAR - below - 8 };
+  const side = H < 500 ? 300 : Math.max(250, Math.min(360, W * 0.28));
+  return { stacked: false, w: W - side - 24, h: H - HEADER - 16, side };
 }
 
-function frame() {
-  const W = innerWidth, H = innerHeight;
-  if (W < 700) return { stacked: true, w: W - 8, h: H - HEADER - BAR - 8 };
-  const side = Math.max(250, Math.min(360, W * 0.28));
-  return { stacked: false, w: W - side - 24, h: H - HEADER - 16, side };
+// The seats in a strip, for a screen on which the board zooms and the panels at the arms may be
+// out of view: each seat's colour (and shape), name and clock (or its state), the seat to act
+// and the viewer's own marked. On a narrow screen it sticks to the top of the window.
+function seatStrip(panels) {
+  const marks = ["▲", "●", "■", "◆"];
+  return html`<ol class="seat-strip" id="seat-strip">${panels.map((p) => html`
+    <li class=${`strip-seat${p.toMove ? " to-move" : ""}${p.you ? " you" : ""}${p.clock && p.clock.left <= 10 ? " urgent" : ""}`}
+        data-strip-seat=${p.seat} .style=${`--seat:${p.colour}`}>
+      <span class="swatch" aria-hidden="true">${marks[p.army] ?? ""}</span>
+      <span class="strip-name">${p.name}</span>
+      <span class=${p.clock ? "strip-clock" : "strip-state"}>${p.clock ? p.clock.label : p.status.at(-1)?.text ?? ""}</span>
+    </li>`)}</ol>`;
 }
 
 function statusLine(tbl) {
@@ -283,8 +299,8 @@ function statusLine(tbl) {
   if (raisePending(snap)) return { text: `${t("raiseFlag")} · ${left(g.seats[me].raise_flag_by)}s`, kind: "mine urgent" };
   if (me !== null && snap.seats[me].taken_over) return { text: t("stoodIn"), kind: "warn" };
   if (myTurn(snap)) {
-    const hint = !tbl.interactive ? ` · ${t("tapToZoom")}` : snap.capabilities?.flips ? ` · ${t("flipHint")}` : "";
-    return { text: `${t("yourTurn")} · ${left(g.deadline)}s${hint}`, kind: left(g.deadline) <= 10 ? "mine urgent" : "mine" };
+    const hint = !tbl.interactive ? t("tapToZoom") : snap.capabilities?.flips ? t("flipHint") : null;
+    return { text: `${t("yourTurn")} · ${left(g.deadline)}s`, hint, kind: left(g.deadline) <= 10 ? "mine urgent" : "mine" };
   }
   return { text: `${t("waitingFor", { name: name(g.to_move) })} · ${left(g.deadline)}s` };
 }
@@ -308,7 +324,7 @@ function surrender() {
   changed();
 }
 
-function actionBar(tbl, f, zoomable) {
+function actionBar(tbl, f, zoomable, strip) {
   const snap = tbl.snapshot, g = snap.game, me = snap.you;
   const may = new Set(snap.may ?? []);
   const creator = store.user?.name && snap.creator === store.user.name;
@@ -348,8 +364,11 @@ function actionBar(tbl, f, zoomable) {
   if (mayGiveUp) buttons.push(html`<button id="surrender" class="danger" data-action="surrender" @click=${surrender}>${t("surrender")}</button>`);
   const status = statusLine(tbl);
   return html`<div class=${`bar${f.stacked ? " stacked" : ""}`}>
-    <p id="status" class=${`status ${status.kind ?? ""}`} role="status">${status.text}</p>
+    ${strip}
+    <p id="status" class=${`status ${status.kind ?? ""}`} role="status" title=${status.text}>${status.text}</p>
+    ${status.hint ? html`<p class="status-hint" id="status-hint" title=${status.hint}>${status.hint}</p>` : nothing}
     <div class="actions" id="actions">${buttons}</div>
+    ${deploying(tbl) ? deployTools(tbl) : nothing}
   </div>`;
 }
 
@@ -361,21 +380,27 @@ export function tableView() {
   const g = snap.game;
   const board = store.boards.get(g?.board ?? snap.board);
   if (!board) return html`<section class="table-view loading"><p>…</p></section>`;
-  const f = frame();
   const me = snap.you;
   const bottom = me ?? tbl.bottom ?? 0;
-  const best = bestGeometry(board, bottom, f.w, f.h);
+  let f = frame((g?.phase === "playing" ? HINT : 0) + (deploying(tbl) ? TOOLS : 0)); // the same all game
+  let best = bestGeometry(board, bottom, f.w, f.h);
+  let zoom = zoomOf(best, tbl.zoom);
+  if (zoom.zoomable && f.stacked) { // room for the seats' strip over the board
+    f = { ...f, h: f.h - STRIP };
+    best = bestGeometry(board, bottom, f.w, f.h);
+    zoom = zoomOf(best, tbl.zoom);
+  }
   const geo = best.geometry;
   tbl.geometry = geo;
   const boxW = geo.box[2] * best.scale, boxH = geo.box[3] * best.scale;
-  const need = coarse() ? 32 : 14; // px per board unit for a tap or click target
-  const zoomable = best.scale < (coarse() ? 40 : 24);
   if (tbl.autoZoom) { // a phone's deployment starts zoomed in on the player's own arm
     tbl.autoZoom = false;
-    if (best.scale < need && !tbl.zoom) tbl.zoom = { x: null, y: null, scroll: true };
+    if (best.scale < zoom.need && !tbl.zoom) {
+      tbl.zoom = { x: null, y: null, scroll: true };
+      zoom = zoomOf(best, tbl.zoom);
+    }
   }
-  const k = tbl.zoom ? Math.max(1.6, 44 / best.scale) : 1;
-  const interactive = best.scale * k >= need;
+  const { k, interactive, zoomable } = zoom;
   tbl.interactive = interactive;
   const model = boardModel(tbl, snap, board);
   model.interactive = interactive;
@@ -394,7 +419,7 @@ export function tableView() {
   const svgStyle = tbl.zoom ? `width:${boxW * k}px;height:${boxH * k}px` : "";
   if (tbl.zoom?.scroll) {
     tbl.zoom.scroll = false;
-    requestAnimationFrame(() => scrollZoom(tbl, geo, boxW * k, boxH * k));
+    requestAnimationFrame(() => scrollZoom(geo, boxW * k, boxH * k, tbl.zoom ?? {}, me ?? tbl.bottom ?? 0));
   }
   const finished = g?.phase === "finished" && g.result;
   const again = (snap.may ?? []).includes("ready") ? () => command({ type: "ready", table: tbl.id, ready: true }) : null;
@@ -409,13 +434,14 @@ export function tableView() {
     : pregameCard(snap);
   return html`<section class=${`table-view${f.stacked ? " stacked" : ""}`} id="table" data-variant=${g?.variant ?? snap.variant}
       data-phase=${g?.phase ?? snap.status} .style=${f.stacked ? "" : `--side:${f.side}px`}>
+    ${zoomable && f.stacked ? seatStrip(model.panels) : nothing}
     <div class="board-area">
       <div class=${`board-box${tbl.zoom ? " zoomed" : ""}`} id="board-box" .style=${boxStyle}>
         <div class="board-sizer" .style=${svgStyle}>${boardView(geo, model, handlers)}</div>
       </div>
       ${overlay === nothing ? nothing : html`<div class="overlay">${overlay}</div>`}
     </div>
-    ${actionBar(tbl, f, zoomable)}
+    ${actionBar(tbl, f, zoomable, zoomable && !f.stacked ? seatStrip(model.panels) : nothing)}
     ${markMenu(tbl)}
     <aside class="side">
       <section class="card table-info">
@@ -428,7 +454,6 @@ export function tableView() {
         ${commitmentLine(g?.commitment)}
         ${finished && !tbl.showResult ? fairBox(tbl.fair, () => fairSource(tbl)) : nothing}
       </section>
-      ${deploying(tbl) ? deployTools(tbl) : nothing}
       ${trackerPanel(snap)}
       ${g?.deal?.hand && g.phase === "deploying" && !deploying(tbl) ? html`<section class="card">${handTray(g.deal.hand)}</section>` : nothing}
       <section class="card"><h3>${t("history")}</h3>${logList(tbl.events, who(tbl), { hover: (line) => { tbl.hover = line; changed(); } }, null, 300, tbl.follow)}</section>
@@ -465,16 +490,4 @@ function fairSource(tbl) {
 
 function roomOf(id) {
   return store.lobby?.rooms?.find((r) => r.id === id) ?? null;
-}
-
-function scrollZoom(tbl, geo, width, height) {
-  const box = document.querySelector("#board-box");
-  if (!box) return;
-  const [bx, by, bw, bh] = geo.box;
-  const me = tbl.snapshot.you;
-  // the point tapped, or the viewer's own arm
-  let { x, y } = tbl.zoom ?? {};
-  if (x === null || x === undefined) [x, y] = geo.arms.get(me ?? tbl.bottom ?? 0)?.centroid ?? [0, 0];
-  box.scrollLeft = ((x - bx) / bw) * width - box.clientWidth / 2;
-  box.scrollTop = ((y - by) / bh) * height - box.clientHeight / 2;
 }
