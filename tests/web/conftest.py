@@ -1,7 +1,5 @@
 """The browser tests' server (one for each module: a real process on a fresh database, its
-rooms quick to play out) and browser (Debian's Chromium: one for each worker, every test in
-contexts of its own; launching it and Playwright's driver for each module cost about a second
-of CPU a module)."""
+rooms quick to play out) and browser (Debian's Chromium)."""
 
 from __future__ import annotations
 
@@ -63,21 +61,6 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         yield base
 
 
-_launched: list[Browser] = []
-
-
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser() -> Iterator[Browser]:
-    for launched in launch():
-        _launched.append(launched)
-        yield launched
-
-
-@pytest.fixture(scope="module", autouse=True)
-def _pages_closed_after_each_module() -> Iterator[None]:
-    """Every page a module opened closed when it ends, as the module's own browser closed them:
-    left open, their scripts would go on pinging and reconnecting to servers long gone."""
-    yield
-    for launched in _launched:
-        for context in launched.contexts:
-            context.close()
+    yield from launch()

@@ -330,7 +330,9 @@ def seats_at_their_arms(page: Page) -> None:
             const [x, y] = centre(panel.getBoundingClientRect());
             const dist = Object.fromEntries(Object.entries(arms).map(([seat, pts]) => {
               const [ax, ay] = mean(pts); return [seat, Math.hypot(ax - x, ay - y)]; }));
-            return { seat: s.seat, name: s.name, text: panel.textContent, dist };
+            // a bot is named by its place at the table, counted from 1 (seats.js)
+            const name = s.bot ? `机器人${s.seat + 1}` : s.name;
+            return { seat: s.seat, name, text: panel.textContent, dist };
           });
         }"""
     )
