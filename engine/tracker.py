@@ -39,7 +39,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from functools import cache
+from functools import cache, lru_cache
 from typing import Any, NamedTuple
 
 from engine.combat import resolve_combat
@@ -141,21 +141,30 @@ def counts(state: GameState, viewer: int | None) -> dict[str, Any] | None:
 
 def _table(seen: Seen) -> dict[str, Any]:
     dead = {army.army: [0] * len(RANKS) for army in seen.armies}
-    for army_key, ranks in seen.gone:
-        if ranks and ranks & (ranks - 1) == 0 and army_key in dead:
-            dead[army_key][ranks.bit_length() - 1] += 1
-    used = [i for i in range(len(RANKS)) if any(army.totals[i] for army in seen.armies)]
-    armies = []
-    for army in seen.armies:
-        out: dict[str, Any] = {
-            "army": army.army,
-            "total": [army.totals[i] for i in used],
-            "dead": [dead[army.army][i] for i in used],
-        }
+    for army_key, mask in seen.gone:
+        if mask and mask & (mask - 1) == 0 and army_key in dead:
+            dead[army_key][mask.bit_length() - 1] += 1
+    used, ranks, armies = _frame(seen.armies)
+    return {
+        "ranks": ranks,
+        "armies": [{**army, "dead": [dead[army["army"]][i] for i in used]} for army in armies],
+    }
+
+
+@lru_cache(maxsize=256)
+def _frame(
+    armies: tuple[Army, ...],
+) -> tuple[list[int], list[str], list[dict[str, Any]]]:
+    """What a viewer's table shows alike all game: the ranks some army has (indices, keys) and
+    each army's totals (one per game and viewer, so made once)."""
+    used = [i for i in range(len(RANKS)) if any(army.totals[i] for army in armies)]
+    out = []
+    for army in armies:
+        entry: dict[str, Any] = {"army": army.army, "total": [army.totals[i] for i in used]}
         if army.at_most:
-            out["at_most"] = [army.at_most >> i & 1 for i in used]
-        armies.append(out)
-    return {"ranks": [RANKS[i].value for i in used], "armies": armies}
+            entry["at_most"] = [army.at_most >> i & 1 for i in used]
+        out.append(entry)
+    return used, [RANKS[i].value for i in used], out
 
 
 def _worked_out(state: GameState) -> Tracks:
@@ -171,13 +180,19 @@ def _worked_out(state: GameState) -> Tracks:
         tracking = state.tracks
     if tracking.seen is None:  # the first state in play
         tracking.seen = tuple(_start(state, viewer) for viewer in _viewers(state))
-    seen = tracking.seen
+    seen, made = tracking.seen, tracking.counts
     for g, step in reversed(chain):
         viewers = _viewers(g)
+        old = seen
         seen = tuple(
-            _step(one, g, viewer, step.events) for one, viewer in zip(seen, viewers, strict=True)
+            _step(one, g, viewer, step.events) for one, viewer in zip(old, viewers, strict=True)
         )
         step.seen, step.before, step.events = seen, None, ()
+        if made:  # the tables of the viewers who lost sight of no piece are as they were
+            step.counts = [
+                c if s.gone is o.gone else None for c, s, o in zip(made, seen, old, strict=True)
+            ]
+        made = step.counts
     return seen
 
 
@@ -314,12 +329,14 @@ def _step(seen: Seen, g: GameLike, viewer: int | None, events: Sequence[Event]) 
     if sweep:
         possible = {a.army: sum(1 << i for i, n in enumerate(a.totals) if n) for a in seen.armies}
         cells = _sweep(g, viewer, cells or list(seen.cells), gone, possible)
-    if cells is None and len(gone) == len(seen.gone) and not shown:
+    # gone only changes by growing: fallen pieces, then what is proven of them
+    same = len(gone) == len(seen.gone)
+    if cells is None and same and not shown:
         return seen
     return Seen(
         seen.armies,
         seen.cells if cells is None else tuple(cells),
-        tuple(gone),
+        seen.gone if same else tuple(gone),
         seen.flags_shown | shown,
     )
 

@@ -176,7 +176,7 @@ def view_changes(
         changed = moved | (visible_ranks(before, viewer) ^ visible_ranks(state, viewer))
         counts = tracker_counts(state, viewer)
         game = _view(state, viewer, common, pieces=False, tracker=False)
-        if counts != tracker_counts(before, viewer):
+        if counts is not (was := tracker_counts(before, viewer)) and counts != was:
             game["tracker"] = counts
         changes[viewer] = {
             "game": game,
