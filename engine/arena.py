@@ -106,7 +106,7 @@ def play(
         action: dict[str, Any] | None = None
         for seat in _askable(state):
             start = time.perf_counter()
-            action = players[seat].decide(view(state, seat), rng)
+            action = players[seat].decide(view(state, seat, tracker=False), rng)
             if times is not None:
                 times.append(time.perf_counter() - start)
             if action is not None:

@@ -6,7 +6,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
 from itertools import islice
 from typing import TYPE_CHECKING, Any, overload
@@ -21,7 +21,7 @@ from engine.position import Position
 from engine.variants import RuleOptions, Variant
 
 if TYPE_CHECKING:
-    from engine.tracker import Tracks
+    from engine.tracker import Tracking
 
 
 class Phase(StrEnum):
@@ -247,7 +247,8 @@ class GameState:
     result: GameResult | None
     log: ActionLog  # every action applied
     paused_since: float | None = None  # play stands still (三打一: a player is away)
-    tracks: Tracks | None = None  # in play: what each viewer has proven (engine.tracker)
+    # in play: what each viewer has proven, worked out when first asked (engine.tracker)
+    tracks: Tracking | None = field(default=None, compare=False, repr=False)
 
     @property
     def board_position(self) -> Position:

@@ -24,24 +24,31 @@ A piece gone with a single rank left is a known death. Totals are the variant's 
 viewer's own hand, and 三打一's per seat as the most its hand can hold: both are upper bounds
 (``at_most``), since dealt flags may be played as 军长 and hands are secret.
 
-``follow`` does little work per action: a move changes one or two entries; the whole board is
+Nothing of this is worked out when an action is applied: ``follow`` only links the new state
+to the one before and the action's events (a ``Tracking``), so bots, searches and replays that
+never look at the counts never pay for them. The first ``counts`` asked of a state works out
+every viewer's ``Seen`` for it, from the last state worked out before it, keeps them and lets
+go of the link. A step does little work: a move changes one or two entries; the whole board is
 gone through only when pieces leave or ranks are shown (eliminations, flips, flags, the end).
+
+``counts`` is compact, as it goes to every viewer (docs/protocol.md): the ranks counted once,
+then per army a list of numbers in their order.
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
-from functools import cache
+from collections.abc import Mapping, Sequence
+from functools import cache, lru_cache
 from typing import Any, NamedTuple
 
 from engine.combat import resolve_combat
 from engine.deal import BANKER_KEEPS, IDLE_LIEUTENANTS, SANDAYI_EXTRAS
-from engine.events import Event
+from engine.events import Event, sees
 from engine.pieces import IMMOBILE_RANKS, STANDARD_ARMY, Rank
 from engine.rulebook import GameLike
 from engine.rulebooks import rulebook_of
-from engine.state import Phase
+from engine.state import GameState, Phase
 from engine.visibility import visible_ranks
 
 RANKS = tuple(Rank)
@@ -86,43 +93,111 @@ class Seen(NamedTuple):
 Tracks = tuple[Seen, ...]  # by seat, spectators last
 
 
-def follow(before: GameLike, g: GameLike, events: Sequence[Event]) -> Tracks | None:
-    """The tracks after an action took ``before`` to ``g`` with ``events``; None before play."""
+class Tracking:
+    """What each viewer has proven in one state, worked out when first asked (``seen``): until
+    then the state before it and the events that led from there (``before``, ``events``). A
+    state without events since the one before shares that one's."""
+
+    __slots__ = ("before", "counts", "events", "seen")
+
+    def __init__(self, before: GameState | None, events: Sequence[Event]) -> None:
+        self.before = before  # None: play starts with this state
+        self.events = events
+        self.seen: Tracks | None = None
+        self.counts: list[dict[str, Any] | None] = []  # by viewer (as ``seen``), once made
+
+
+def follow(before: GameState, g: GameLike, events: Sequence[Event]) -> Tracking | None:
+    """The tracking of the state an action took ``before`` to (``g``, being made) with
+    ``events``; None before play. Nothing is worked out yet."""
     if g.position is None or g.phase not in (Phase.PLAYING, Phase.FINISHED):
         return None
-    viewers: list[int | None] = [*range(len(g.teams)), None]
-    old: Tracks | None = getattr(before, "tracks", None)
-    if old is None or before.phase not in (Phase.PLAYING, Phase.FINISHED):
-        return tuple(_start(g, viewer) for viewer in viewers)
+    old = before.tracks
+    if old is None:
+        return Tracking(None, ())
     if not events:
         return old
-    return tuple(_step(seen, g, viewer, events) for seen, viewer in zip(old, viewers, strict=True))
+    return Tracking(before, events)
 
 
-def counts(tracks: Tracks | None, viewer: int | None) -> list[dict[str, Any]] | None:
-    """The viewer's 记牌 table: for each army it counts, each rank it has with ``total`` (the most
-    it had), ``dead_known``, ``may_remain`` (total less the known dead) and ``at_most`` where the
-    total is an upper bound only."""
-    if tracks is None:
+def counts(state: GameState, viewer: int | None) -> dict[str, Any] | None:
+    """The viewer's 记牌 table, or None before play: ``ranks``, the ranks some army it counts
+    has (in ``Rank`` order), and for each army ``army`` and, rank by rank in that order,
+    ``total`` (the most pieces of it the army had) and ``dead`` (the deaths proven), with
+    ``at_most`` (1 where the total is an upper bound only) when there is such a rank. Made once
+    per state and viewer and shared: read it, never change it."""
+    tracking = state.tracks
+    if tracking is None:
         return None
-    seen = tracks[-1 if viewer is None else viewer]
-    dead = Counter(entry for entry in seen.gone if entry[1] and entry[1] & (entry[1] - 1) == 0)
+    seen = _worked_out(state)
+    index = len(seen) - 1 if viewer is None else viewer
+    if not tracking.counts:
+        tracking.counts = [None] * len(seen)
+    made = tracking.counts[index]
+    if made is None:
+        made = tracking.counts[index] = _table(seen[index])
+    return made
+
+
+def _table(seen: Seen) -> dict[str, Any]:
+    dead = {army.army: [0] * len(RANKS) for army in seen.armies}
+    for army_key, mask in seen.gone:
+        if mask and mask & (mask - 1) == 0 and army_key in dead:
+            dead[army_key][mask.bit_length() - 1] += 1
+    used, ranks, armies = _frame(seen.armies)
+    return {
+        "ranks": ranks,
+        "armies": [{**army, "dead": [dead[army["army"]][i] for i in used]} for army in armies],
+    }
+
+
+@lru_cache(maxsize=256)
+def _frame(
+    armies: tuple[Army, ...],
+) -> tuple[list[int], list[str], list[dict[str, Any]]]:
+    """What a viewer's table shows alike all game: the ranks some army has (indices, keys) and
+    each army's totals (one per game and viewer, so made once)."""
+    used = [i for i in range(len(RANKS)) if any(army.totals[i] for army in armies)]
     out = []
-    for army in seen.armies:
-        ranks: dict[str, dict[str, Any]] = {}
-        for i, total in enumerate(army.totals):
-            if total:
-                known = dead[army.army, 1 << i]
-                row: dict[str, Any] = {
-                    "total": total,
-                    "dead_known": known,
-                    "may_remain": total - known,
-                }
-                if army.at_most >> i & 1:
-                    row["at_most"] = True
-                ranks[RANKS[i].value] = row
-        out.append({"army": army.army, "ranks": ranks})
-    return out
+    for army in armies:
+        entry: dict[str, Any] = {"army": army.army, "total": [army.totals[i] for i in used]}
+        if army.at_most:
+            entry["at_most"] = [army.at_most >> i & 1 for i in used]
+        out.append(entry)
+    return used, [RANKS[i].value for i in used], out
+
+
+def _worked_out(state: GameState) -> Tracks:
+    """Every viewer's ``Seen`` in ``state``: stepped from the last state worked out before it
+    (in a loop, not recursively: a game not looked at for long has a long chain)."""
+    tracking = state.tracks
+    assert tracking is not None
+    chain: list[tuple[GameState, Tracking]] = []
+    while tracking.seen is None and tracking.before is not None:
+        chain.append((state, tracking))
+        state = tracking.before
+        assert state.tracks is not None
+        tracking = state.tracks
+    if tracking.seen is None:  # the first state in play
+        tracking.seen = tuple(_start(state, viewer) for viewer in _viewers(state))
+    seen, made = tracking.seen, tracking.counts
+    for g, step in reversed(chain):
+        viewers = _viewers(g)
+        old = seen
+        seen = tuple(
+            _step(one, g, viewer, step.events) for one, viewer in zip(old, viewers, strict=True)
+        )
+        step.seen, step.before, step.events = seen, None, ()
+        if made:  # the tables of the viewers who lost sight of no piece are as they were
+            step.counts = [
+                c if s.gone is o.gone else None for c, s, o in zip(made, seen, old, strict=True)
+            ]
+        made = step.counts
+    return seen
+
+
+def _viewers(g: GameLike) -> list[int | None]:
+    return [*range(len(g.teams)), None]
 
 
 # --- the start of play -------------------------------------------------------------------------
@@ -218,12 +293,12 @@ def _step(seen: Seen, g: GameLike, viewer: int | None, events: Sequence[Event]) 
     sweep = False
     board = g.variant.board
     for event in events:
-        if event.kind not in _FOLLOWED:
+        kind = event.kind
+        if kind not in _FOLLOWED:
             continue
-        seen_event = event.for_viewer(viewer)
+        seen_event = _told(event, viewer)
         if seen_event is None:
             continue
-        kind = seen_event["kind"]
         if kind == "moved":
             if cells is None:
                 cells = list(seen.cells)
@@ -242,11 +317,11 @@ def _step(seen: Seen, g: GameLike, viewer: int | None, events: Sequence[Event]) 
             shown.add(seen_event["seat"])
             if cells is None:
                 cells = list(seen.cells)
-            _show(seen_event, Rank.FLAG.value, g, cells, gone, fallen)
+            _show(kind, seen_event, Rank.FLAG.value, g, cells, gone, fallen)
         elif kind in _SHOWN and "rank" in seen_event:  # a flip, a flag raised, a scout's find
             if cells is None:
                 cells = list(seen.cells)
-            _show(seen_event, seen_event["rank"], g, cells, gone, fallen)
+            _show(kind, seen_event, seen_event["rank"], g, cells, gone, fallen)
         if kind in _SWEEP:
             sweep = True
     if fallen:
@@ -254,18 +329,31 @@ def _step(seen: Seen, g: GameLike, viewer: int | None, events: Sequence[Event]) 
     if sweep:
         possible = {a.army: sum(1 << i for i, n in enumerate(a.totals) if n) for a in seen.armies}
         cells = _sweep(g, viewer, cells or list(seen.cells), gone, possible)
-    if cells is None and len(gone) == len(seen.gone) and not shown:
+    # gone only changes by growing: fallen pieces, then what is proven of them
+    same = len(gone) == len(seen.gone)
+    if cells is None and same and not shown:
         return seen
     return Seen(
         seen.armies,
         seen.cells if cells is None else tuple(cells),
-        tuple(gone),
+        seen.gone if same else tuple(gone),
         seen.flags_shown | shown,
     )
 
 
+def _told(event: Event, viewer: int | None) -> Mapping[str, Any] | None:
+    """``Event.for_viewer`` without its ``kind``, and without a copy where no secret is told."""
+    if not sees(event.audience, viewer):
+        return None
+    told = [
+        (name, value) for name, (value, audience) in event.secrets.items() if sees(audience, viewer)
+    ]
+    return {**event.data, **dict(told)} if told else event.data
+
+
 def _show(
-    event: dict[str, Any],
+    kind: str,
+    event: Mapping[str, Any],
     key: str,
     g: GameLike,
     cells: list[Entry | None],
@@ -278,15 +366,15 @@ def _show(
     entry = cells[index]
     if entry is not None:
         cells[index] = (entry[0], rank)
-    elif event["kind"] == "flipped":  # a new face-up piece (翻棋 counts both colours)
+    elif kind == "flipped":  # a new face-up piece (翻棋 counts both colours)
         cells[index] = (event["army"], rank)
-    elif event["kind"] == "scouted" and event["seat"] in fallen:  # it traded with the engineer
+    elif kind == "scouted" and event["seat"] in fallen:  # it traded with the engineer
         lost = fallen[event["seat"]]
         gone[lost] = (gone[lost][0], rank)
 
 
 def _moved(
-    event: dict[str, Any],
+    event: Mapping[str, Any],
     g: GameLike,
     cells: list[Entry | None],
     gone: list[Entry],

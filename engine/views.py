@@ -10,7 +10,8 @@ What a variant adds to a view comes from its rulebook (``engine.rulebook``): the
 ``deal``, and for a game played face down (翻棋) the marks on its pieces (face down, carrying the
 flag, the seat playing each colour) and its entries after the pieces and the legal moves.
 In play each view has its viewer's 记牌 counts (``tracker``: ``engine.tracker.counts``), which
-come from that viewer's own events and visible ranks only.
+come from that viewer's own events and visible ranks only; a bot's view goes without them
+(``tracker=False``: bots do not read them, and so never make the engine work them out).
 
 The server builds a view for every seat and spectator after every action, so ``view`` is written
 for speed: which ranks the viewer sees is worked out once per view for every piece together
@@ -44,9 +45,10 @@ _PLAYING, _FINISHED = Phase.PLAYING, Phase.FINISHED
 _commitment = lru_cache(maxsize=1024)(commitment)  # GameState.commitment, without a sha256 per view
 
 
-def view(state: GameState, viewer: int | None) -> dict[str, Any]:
-    """The game as ``viewer`` sees it: a seat number, or None for a spectator."""
-    return _view(state, viewer, _common(state), pieces=True)
+def view(state: GameState, viewer: int | None, *, tracker: bool = True) -> dict[str, Any]:
+    """The game as ``viewer`` sees it: a seat number, or None for a spectator; with its 记牌
+    counts unless not ``tracker``."""
+    return _view(state, viewer, _common(state), pieces=True, tracker=tracker)
 
 
 def open_pieces(state: GameState) -> list[dict[str, Any]]:
@@ -81,9 +83,10 @@ def _common(state: GameState) -> dict[str, Any]:
 
 
 def _view(
-    state: GameState, viewer: int | None, common: dict[str, Any], pieces: bool
+    state: GameState, viewer: int | None, common: dict[str, Any], pieces: bool, tracker: bool
 ) -> dict[str, Any]:
-    """``view``, from ``_common(state)``; without the pieces unless ``pieces``."""
+    """``view``, from ``_common(state)``; without the pieces unless ``pieces``, without the
+    记牌 counts unless ``tracker``."""
     variant = state.variant
     # range: the variant's seats, without the tuple ``Variant.seats`` makes on every call
     if viewer is not None and (isinstance(viewer, bool) or viewer not in range(len(state.teams))):
@@ -116,7 +119,8 @@ def _view(
         out["pieces"] = list(_pieces(state, viewer, position.occupied, marks).values())
     if extra := book.board_view(state):
         out.update(extra)
-    out["tracker"] = tracker_counts(state.tracks, viewer)
+    if tracker:
+        out["tracker"] = tracker_counts(state, viewer)
     if phase == _PLAYING and viewer is not None:
         out["may"] = {
             "propose_draw": draw_refusal(state, viewer) is None,
@@ -142,8 +146,9 @@ def view_changes(
 ) -> dict[int | None, dict[str, Any]] | None:
     """How each viewer's view changed from ``before`` to ``state`` (a later state of the same
     game in play): ``{"game": its view but the pieces, "pieces": {station: piece or None}}``,
-    the pieces only of the stations that look different now (None: none stands there). None
-    when either state is not in play: whole views are due then.
+    the pieces only of the stations that look different now (None: none stands there), and
+    the 记牌 counts (``game``'s ``tracker``) only when they changed. None when either state is
+    not in play: whole views are due then.
 
     A station looks different when its piece changed or whether the viewer sees its rank (or
     its marks: whether it is face down or carries the flag) changed; that is all a piece's
@@ -170,8 +175,12 @@ def view_changes(
     changes: dict[int | None, dict[str, Any]] = {}
     for viewer in viewers:
         changed = moved | (visible_ranks(before, viewer) ^ visible_ranks(state, viewer))
+        counts = tracker_counts(state, viewer)
+        game = _view(state, viewer, common, pieces=False, tracker=False)
+        if counts is not (was := tracker_counts(before, viewer)) and counts != was:
+            game["tracker"] = counts
         changes[viewer] = {
-            "game": _view(state, viewer, common, pieces=False),
+            "game": game,
             "pieces": _pieces(state, viewer, changed, marks),
         }
     return changes

@@ -34,7 +34,7 @@ from engine.state import (
     Reveals,
     SeatState,
 )
-from engine.tracker import Tracks, follow
+from engine.tracker import Tracking, follow
 from engine.variants import RuleOptions, TurnDirection, Variant
 from engine.visibility import open_pieces, rank_audience
 
@@ -76,7 +76,7 @@ class Working:
     result: GameResult | None
     log: ActionLog
     paused_since: float | None
-    tracks: Tracks | None
+    tracks: Tracking | None
 
     def __init__(self, state: GameState) -> None:
         self.state = state
@@ -88,7 +88,7 @@ class Working:
         self.events: list[Event] = []
 
     def freeze(self) -> GameState:
-        """The working copy as a new state, with what each viewer has proven after it."""
+        """The working copy as a new state, linked to the one before for the 记牌 counts."""
         self.tracks = follow(self.state, self, self.events)
         values = list(_VALUES(self))
         for i in _LIST_AT:

@@ -83,14 +83,16 @@ class BotDriver:
         beliefs already, it believes what the seat sees now."""
         if seat not in self.beliefs:
             self.beliefs[seat] = Beliefs(self.variant, seat)
-            self.beliefs[seat].update(engine.view(state, seat))
+            self.beliefs[seat].update(engine.view(state, seat, tracker=False))
 
     def learn(self, state: GameState | None, events: list[tuple[int, Event]]) -> None:
         """Each bot seat takes in the numbered ``events`` as that seat saw them."""
         if state is None or state.position is None:
             return
         for seat, beliefs in self.beliefs.items():
-            beliefs.follow((e.for_viewer(seat) for _, e in events), engine.view(state, seat))
+            beliefs.follow(
+                (e.for_viewer(seat) for _, e in events), engine.view(state, seat, tracker=False)
+            )
 
     def wake(
         self, seat: int, level: str, state: GameState, version: int, not_before: float = 0.0
@@ -105,7 +107,7 @@ class BotDriver:
         self, seat: int, level: str, state: GameState, version: int, not_before: float
     ) -> None:
         assert self.think is not None
-        view = engine.view(state, seat)
+        view = engine.view(state, seat, tracker=False)
         beliefs = self.beliefs.get(seat)
         guesses = beliefs.table() if beliefs is not None else {}
         recent = beliefs.recent if beliefs is not None else []

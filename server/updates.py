@@ -5,7 +5,8 @@ A ``table`` message carries a whole ``snapshot`` of the table as its receiver ma
 seats, phases or games change) or, during play, a ``patch`` on the snapshot the client has:
 
 - ``version`` and ``seq``: the table's version and event number after the update;
-- ``game``: the whole game view (``engine.view``) but its pieces;
+- ``game``: the whole game view (``engine.view``) but its pieces, and but its 记牌 counts
+  (``tracker``) unless they changed for this viewer (the client keeps the last ones);
 - ``pieces``: by station id, the entry of every station that looks different now, or None
   where no piece stands any more;
 - ``listing``: the table's lobby listing, only if it changed.
@@ -213,6 +214,7 @@ def apply_patch(snapshot: dict[str, Any], patch: dict[str, Any]) -> dict[str, An
         "version": patch["version"],
         "seq": patch["seq"],
         "game": {
+            "tracker": game.get("tracker"),  # a patch has them only when they changed
             **patch["game"],
             "pieces": sorted(pieces.values(), key=lambda piece: order(piece["station"]).index),
         },

@@ -170,25 +170,25 @@ class ReferenceTracker:
         army = {r.value: n for r, n in self.variant.army.items()}
         return {s: {r: (n, False) for r, n in army.items()} for s in seats if s != self.viewer}
 
-    def counts(self) -> list[dict[str, Any]] | None:
-        """The counts as ``engine.tracker.counts`` gives them."""
+    def counts(self) -> dict[str, Any] | None:
+        """The counts as ``engine.tracker.counts`` gives them: the ranks any army counted
+        has, then each army's totals and proven deaths in that order."""
         if self.totals is None:
             return None
         dead = Counter((army, next(iter(r))) for army, r in self.gone if len(r) == 1)
-        order = [r.value for r in engine.Rank]
-        out = []
+        ranks = [
+            r.value
+            for r in engine.Rank
+            if any(t[r.value][0] for t in self.totals.values() if r.value in t)
+        ]
+        armies = []
         for army, totals in self.totals.items():
-            ranks: dict[str, dict[str, Any]] = {}
-            for rank in sorted(totals, key=order.index):
-                total, at_most = totals[rank]
-                if total:
-                    row: dict[str, Any] = {
-                        "total": total,
-                        "dead_known": dead[army, rank],
-                        "may_remain": total - dead[army, rank],
-                    }
-                    if at_most:
-                        row["at_most"] = True
-                    ranks[rank] = row
-            out.append({"army": army, "ranks": ranks})
-        return out
+            row: dict[str, Any] = {
+                "army": army,
+                "total": [totals.get(r, (0, False))[0] for r in ranks],
+                "dead": [dead[army, r] for r in ranks],
+            }
+            if any(at_most for _, at_most in totals.values()):
+                row["at_most"] = [int(totals.get(r, (0, False))[1]) for r in ranks]
+            armies.append(row)
+        return {"ranks": ranks, "armies": armies}

@@ -81,7 +81,7 @@ def reference_view(state: GameState, viewer: int | None) -> dict[str, Any]:
         out["colours"] = None if state.flip.colours is None else list(state.flip.colours)
         out["mines_dug"] = list(state.flip.mines_dug)
     # the 记牌 counts as the engine keeps them: tests/engine/test_tracker.py checks them
-    out["tracker"] = tracker_counts(state.tracks, viewer)
+    out["tracker"] = tracker_counts(state, viewer)
     if state.phase == Phase.PLAYING and viewer is not None:
         out["may"] = {  # engine.offers, as the actions check it (tests/engine/test_offers.py)
             "propose_draw": draw_refusal(state, viewer) is None,

@@ -19,11 +19,13 @@ import engine
 from tests.server.test_accounts_security import ACCOUNT_CODES
 from tests.server.test_fuzz import CODES
 from tests.server.test_hardening import CODES as HTTP_CODES
+from tests.web.test_tracker import SHOWN, expected
 from tests.web.ui import (
     DESKTOP,
     PHONE,
     Player,
     all_seated,
+    drawn,
     enter_as_guest,
     needs_chromium,
     resize,
@@ -441,3 +443,45 @@ def test_logging_out_here_and_on_every_device(server: str, browser: Browser) -> 
     assert errors == []
     for device in devices:
         device.close()
+
+
+def test_a_replay_shows_the_counts_of_its_perspective_then(
+    server: str, browser: Browser, finished: dict[str, Any]
+) -> None:
+    """记牌 in a replay: a seat's counts as that seat had them at that step, a spectator's
+    with the board open or as spectators saw it; drawn as at the table."""
+    game = finished["game"]
+    record = engine.GameRecord.from_json(
+        json.dumps(httpx.get(f"{server}/api/games/{game}/record").json()["record"])
+    )
+    states = list(engine.states(record))
+    counted = [k for k, s in enumerate(states) if engine.view(s, 1).get("tracker")]
+    proven = [
+        k
+        for k in counted
+        if sum(sum(a["dead"]) for a in engine.view(states[k], 1)["tracker"]["armies"])
+    ]
+    step = (proven or counted)[len(proven or counted) // 2]
+    page = browser.new_page(viewport=DESKTOP)
+    errors = watch_errors(page)
+    enter_as_guest(page, server)
+    page.goto(f"{server}/#replay/{game}/{step}")
+    page.wait_for_selector("#replay [data-tracker] table[data-army]")
+    for perspective, viewer in (("open", None), ("1", 1), ("public", None), ("0", 0)):
+        page.select_option("#perspective", perspective)
+        page.wait_for_function(
+            f"() => window.junqi.replay.perspective === '{perspective}'"
+            f" && window.junqi.replay.state.viewer === {'null' if viewer is None else viewer}"
+        )
+        drawn(page)
+        counts = engine.view(states[step], viewer)["tracker"]
+        assert page.evaluate(f"({SHOWN})") == expected(counts), perspective
+        # a seat counts the other army only; spectators both
+        assert len(counts["armies"]) == (2 if viewer is None else 1)
+        if perspective == "1":
+            shot(page, "replay-tracker-seat-1")
+    resize(page, PHONE)  # on a phone the card comes under the board, as at the table
+    page.locator("#replay [data-tracker]").scroll_into_view_if_needed()
+    shot(page, "replay-tracker-phone")
+    assert errors == []
+    page.close()

@@ -32,31 +32,37 @@ SHOWN = """() => [...document.querySelectorAll('[data-tracker] table[data-army]'
 }))"""
 
 
-def expected(counts: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The panel's cells for the server's counts: totals and remainders, ≤ where at most."""
-    return [
-        {
-            "army": army["army"],
-            "ranks": [
-                [
-                    rank,
-                    ("≤" if row.get("at_most") else "") + str(row["total"]),
-                    str(row["dead_known"]),
-                    ("≤" if row.get("at_most") else "") + str(row["may_remain"]),
-                ]
-                for rank, row in army["ranks"].items()
-            ],
-        }
-        for army in counts
-    ]
+def expected(counts: dict[str, Any]) -> list[dict[str, Any]]:
+    """The panel's cells for the server's compact counts: the ranks the army has, totals and
+    remainders, ≤ where at most."""
+    out = []
+    for army in counts["armies"]:
+        bounds = army.get("at_most", [0] * len(counts["ranks"]))
+        rows = zip(counts["ranks"], army["total"], army["dead"], bounds, strict=True)
+        out.append(
+            {
+                "army": army["army"],
+                "ranks": [
+                    [rank, ("≤" if bound else "") + str(total), str(dead)]
+                    + [("≤" if bound else "") + str(total - dead)]
+                    for rank, total, dead, bound in rows
+                    if total
+                ],
+            }
+        )
+    return out
 
 
-def panel_matches(page: Page) -> list[dict[str, Any]]:
+def deaths(counts: dict[str, Any]) -> int:
+    return sum(sum(army["dead"]) for army in counts["armies"])
+
+
+def panel_matches(page: Page) -> dict[str, Any]:
     """The counts the page holds, once the panel shows them all (read in one go)."""
     drawn(page)
     counts, shown = page.evaluate(f"() => [window.junqi.table.snapshot.game.tracker, ({SHOWN})()]")
     assert shown == expected(counts)
-    held: list[dict[str, Any]] = counts
+    held: dict[str, Any] = counts
     return held
 
 
@@ -71,19 +77,29 @@ def test_the_panel_shows_the_servers_counts_through_a_game(server: str, browser:
     page.wait_for_selector("[data-tracker][open] table[data-army]")
     assert page.locator("[data-tracker] summary").inner_text() == "记牌"
     player = Player(page, seed=3)
-    checks, deaths = 0, 0
+    checks, dead = 0, 0
     for _ in range(400):
         game = state(page, "table.snapshot.game")
         if game["phase"] == "finished":
             break
         counts = panel_matches(page)
         checks += 1
-        deaths = max(deaths, sum(r["dead_known"] for a in counts for r in a["ranks"].values()))
-        if deaths and checks >= 6:
+        dead = max(dead, deaths(counts))
+        if dead and checks >= 6:
             break
         player.decide()
-    assert checks >= 6 and deaths > 0, (checks, deaths)
-    assert {a["army"] for a in panel_matches(page)} == {0, 1}  # 翻棋: both colours
+    assert checks >= 6 and dead > 0, (checks, dead)
+    assert {a["army"] for a in panel_matches(page)["armies"]} == {0, 1}  # 翻棋: both colours
+    # a patch carries the counts only when they changed: those the page kept are the server's
+    page.wait_for_function(
+        "() => { const s = window.junqi.table.snapshot;"
+        " return s.game.to_move === s.you && s.game.legal_moves; }"
+    )
+    held = state(page, "table.snapshot")
+    page.reload()  # a whole new snapshot, while the bot waits for this seat's move
+    page.wait_for_selector("[data-tracker] table[data-army]")
+    fresh = state(page, "table.snapshot")
+    assert (fresh["seq"], fresh["game"]["tracker"]) == (held["seq"], held["game"]["tracker"])
     shot(page, "tracker-desktop")
     page.click("[data-tracker] summary")  # it folds away
     page.wait_for_selector("[data-tracker]:not([open])")

@@ -292,7 +292,8 @@ export class Socket {
 }
 
 // A patch on a table snapshot (server/updates.py): the whole game view but its pieces, the
-// pieces of the stations that look different now (null: none there any more), the new version
+// pieces of the stations that look different now (null: none there any more), the 记牌 counts
+// only when they changed (else the last ones hold), the new version
 // and event number and, if it changed, the table's listing.
 export function applyPatch(snapshot, patch) {
   const pieces = new Map(snapshot.game.pieces.map((piece) => [piece.station, piece]));
@@ -302,6 +303,7 @@ export function applyPatch(snapshot, patch) {
   }
   return {
     ...snapshot, ...(patch.listing || {}), version: patch.version, seq: patch.seq,
-    game: { ...patch.game, pieces: [...pieces.values()] },
+    // the 记牌 counts come only when they changed: the last ones hold until then
+    game: { tracker: snapshot.game.tracker, ...patch.game, pieces: [...pieces.values()] },
   };
 }

@@ -1,7 +1,8 @@
 // Replays of finished games (#replay/<game id>/<ply>), like lichess's: start, end, back,
 // forward, autoplay at a speed, a slider, the arrow keys, a move list to click, the last move
 // marked and the players at their arms; seen with the board open, as spectators saw it, or as
-// any seat knew the game at that moment (the server's view of that seat then, nothing more).
+// any seat knew the game at that moment (the server's view of that seat then, nothing more),
+// with that view's 记牌 counts (a spectator's with the board open).
 
 import { html, nothing } from "../vendor/lit-html/lit-html.js";
 import { bestGeometry, boardView, scrollZoom, zoomOf } from "./board.js";
@@ -11,6 +12,7 @@ import { deadLink, logList } from "./log.js";
 import { drawMarks } from "./marks.js";
 import { armName, playerName, seatArmy, seatColour } from "./seats.js";
 import { changed, notify, store, variantEntry } from "./store.js";
+import { trackerCard } from "./tracker.js";
 
 const SPEEDS = { 0.5: 1600, 1: 800, 2: 400, 4: 200 }; // ms a step
 const HEADER = 44;
@@ -252,6 +254,7 @@ export function replayView() {
     <aside class="side">
       ${r.summary?.seed ? html`<section class="card fair-card"><h3>${t("fairTitle")}</h3>
         ${fairBox(r.fair, () => fairSource(r), { commitment: r.summary.commitment })}</section>` : nothing}
+      ${trackerCard(g, caps, (seat) => nameOf(r, seat))}
       <section class="card"><h3>${t("history")}</h3>
         ${logList(events, who, { pick: (line) => { stop(); go(line.ply); } }, r.step, Infinity)}</section>
     </aside>
