@@ -165,6 +165,7 @@ PUBLIC = {  # (method, path) anyone may use; every other route needs a bearer to
     ("POST", "/api/auth/guest"),
     ("GET", "/api/lobby"),
     ("GET", "/api/boards/{key}"),
+    ("GET", "/api/rooms/{room_id}/rules"),
     ("GET", "/api/tables/{table_id}"),
     ("GET", "/api/users/{name}"),
     ("GET", "/api/users/{name}/games"),
