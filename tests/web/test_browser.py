@@ -306,7 +306,7 @@ def lobby_standings(server: str, browser: Browser) -> None:
     page.wait_for_selector("#leaderboard li")
     board = page.inner_text("#leaderboard")
     assert all(name in board for name in names)
-    assert board.strip().splitlines()[-1].startswith("丁兵")  # last, with −2
+    assert "丁兵" in page.locator("#leaderboard li").last.inner_text()  # last, with −2
     shot(page, "lobby-standings")
 
 

@@ -74,7 +74,7 @@ def test_a_closed_room_sends_its_waiting_players_away_and_shows_its_running_game
         errors = watch_errors(page)
         enter_as_guest(page, base)
         page.locator(".room[data-room='liangguo'] button.create").click()
-        page.wait_for_selector("[data-seat]")
+        page.wait_for_selector(".seat-panel[data-seat]")
         waiting = page.url.split("#table/")[1]
 
         closed = httpx.post(f"{base}/admin/rooms/liangguo/close", headers=headers, json=REASON)

@@ -33,7 +33,7 @@ def test_an_unrated_table_says_so_and_a_closed_one_sends_its_watchers_away(
     room.locator("details summary").click()
     room.locator("input[name='move_seconds']").fill("45")
     room.locator("button.create").click()
-    owner.wait_for_selector("[data-seat]")
+    owner.wait_for_selector(".seat-panel[data-seat]")
     table = owner.url.split("#table/")[1]
     says(owner, ".table-info .unrated-note", "桌规与房间不同")
 
@@ -43,7 +43,7 @@ def test_an_unrated_table_says_so_and_a_closed_one_sends_its_watchers_away(
     row = watcher.locator(f".table-row[data-table='{table}']")
     assert row.locator(".unrated").inner_text() == "不计分 · 改了桌规"
     watcher.goto(f"{server}/#table/{table}")
-    watcher.wait_for_selector("[data-seat]")
+    watcher.wait_for_selector(".seat-panel[data-seat]")
 
     owner.close()  # the only player leaves: the seat empties, then the table closes
     says(watcher, "#notice", "桌子无人, 已经关闭")

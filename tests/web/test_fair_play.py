@@ -98,7 +98,7 @@ def test_seats_that_share_an_address_play_unrated_and_say_why(
     errors = watch_errors(host)
     enter_as_guest(host, shared)
     host.click("button.create[data-room='duel']")
-    host.wait_for_selector("[data-seat]")
+    host.wait_for_selector(".seat-panel[data-seat]")
     table = state(host, "table.id")
     guest = browser.new_context(viewport=DESKTOP).new_page()
     errors += watch_errors(guest)
@@ -153,7 +153,7 @@ def test_a_table_of_one_person_closes_and_says_why(
         errors = watch_errors(page)
         enter_as_guest(page, server)
         page.click("button.create[data-room='duel']")
-        page.wait_for_selector("[data-seat]")
+        page.wait_for_selector(".seat-panel[data-seat]")
         says(page, "#notice", "桌子已经关闭: 长时间只有一个人坐着")
         assert page.locator("#lobby").count() == 1
         shot(page, "table-lonely-phone-zh")
@@ -275,7 +275,8 @@ def test_points_that_diminish_between_the_same_people_are_said(
         resize(page, DESKTOP)
         rated_game(seats, escape=True)
         says(page, "#repeat-note", "今天同一批玩家的第 4 局: 积分只计四分之一 (逃跑的扣分不减)")
-        assert page.inner_text("#result .reason") == "有人逃跑"
+        reason = page.inner_text("#result .reason")  # from this viewer's side: who escaped
+        assert reason.startswith("逃跑 · ") and reason.endswith("逃跑了"), reason
         escaped = page.locator("#result tr.outcome[data-seat='1']")
         assert escaped.locator("td").nth(1).inner_text() == "逃跑"
         assert int(escaped.locator("td.points").inner_text()) < 0  # in full, not a quarter

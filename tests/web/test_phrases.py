@@ -19,7 +19,7 @@ def test_a_phrase_shows_in_the_readers_language_and_muting_hides_it(
     errors = watch_errors(host)
     enter_as_guest(host, server)
     host.click("button.create[data-room='duel']")
-    host.wait_for_selector("[data-seat]")
+    host.wait_for_selector(".seat-panel[data-seat]")
     table, name = state(host, "table.id"), state(host, "user.name")
     seat = state(host, "table.snapshot.you")
     reader = browser.new_context(viewport=DESKTOP).new_page()

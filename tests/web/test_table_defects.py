@@ -355,7 +355,8 @@ def chinese_outside_names(page: Page, names: list[str]) -> list[str]:
         """() => {
           const out = [], walk = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
           for (let n = walk.nextNode(); n; n = walk.nextNode()) {
-            if (n.parentElement.closest('#lang, .profile-link, #who, .chat')) continue;
+            // an avatar draws the first character of a name: a name's, whatever the language
+            if (n.parentElement.closest('#lang, .profile-link, #who, .chat, .avatar')) continue;
             if (n.textContent.trim()) out.push(n.textContent.trim());
           }
           return out;

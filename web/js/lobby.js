@@ -91,7 +91,7 @@ function chair(table, s, place) {
   }
   return html`<div class=${`chair ${place} taken${s.ready ? " ready" : ""}`} data-seat=${s.seat} data-name=${s.name}
       data-ready=${s.ready ? "1" : "0"} .style=${colour}>
-    ${avatar(s.name, 30)}
+    ${avatar(playerName(s, s.seat), 30)}
     <span class="chair-who"><span class="chair-name seat-name">${s.bot ? playerName(s, s.seat) : profileLink(s.name)}</span>
       ${s.bot ? html`<small class="bot-mark">${t(s.level ?? "normal")}</small>` : rankBadge(s.title, s.title_level)}</span>
     ${s.ready && table.status !== "playing" ? html`<span class="ready-mark" title=${t("isReady")}>✓</span>` : nothing}

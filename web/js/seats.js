@@ -136,7 +136,7 @@ export function seatPanels(snap, now, { mayAddBot, mayRemoveBot, maySit, maySwap
     return {
       ...base,
       name: playerName(s, seat), // a bot's name says it is one; its title, its level
-      avatar: s.name, // drawn from the name (avatar.js), the 军衔 badge from the title
+      avatar: playerName(s, seat), // drawn from the name as shown (avatar.js); the 军衔 badge from the title
       rank: s.bot ? null : { title: s.title, level: s.title_level },
       points: s.points ?? 0,
       title: s.bot ? t("botTitle", { level: t(s.level ?? level ?? "normal") }) : `${titleName(s.title)} · ${s.points ?? 0}`,

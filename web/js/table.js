@@ -375,7 +375,7 @@ function actionBar(tbl, f, zoomable, strip) {
 export function tableView() {
   const tbl = store.table;
   const snap = tbl?.snapshot;
-  if (tbl?.missing) return deadLink(t("noSuchTable"));
+  if (tbl?.missing && !snap) return deadLink(t("noSuchTable")); // a snapshot after all: it is there
   if (!snap) return html`<section class="table-view loading"><p>…</p></section>`;
   const g = snap.game;
   const board = store.boards.get(g?.board ?? snap.board);

@@ -6,7 +6,7 @@
 
 import { html, nothing } from "../vendor/lit-html/lit-html.js";
 import { colourName, rankName, t } from "./i18n.js";
-import { seatArmy, seatColour } from "./seats.js";
+import { playerName, seatArmy, seatColour } from "./seats.js";
 import { store } from "./store.js";
 
 // Who plays an army: its colour, and the player of the seat playing it when there is one.
@@ -18,7 +18,7 @@ function armyLabel(g, caps, army, nameOf) {
 
 // The table's card: its seats' names.
 export function trackerPanel(snap) {
-  return trackerCard(snap.game, snap.capabilities, (seat) => snap.seats[seat]?.name);
+  return trackerCard(snap.game, snap.capabilities, (seat) => playerName(snap.seats[seat], seat));
 }
 
 // The card for a game view ``g`` of a variant with capabilities ``caps``, ``nameOf(seat)``
