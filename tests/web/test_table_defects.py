@@ -15,7 +15,7 @@ import pytest
 from playwright.sync_api import Browser, Page
 
 from tests.live import live_server
-from tests.web.ui import DESKTOP, all_seated, enter_as_guest, shot, state, watch_errors
+from tests.web.ui import DESKTOP, all_seated, drawn, enter_as_guest, shot, state, watch_errors
 
 ROOMS = [
     {
@@ -138,6 +138,7 @@ def test_the_log_follows_unless_scrolled_up_and_its_plies_are_the_replay_steps(
     page.wait_for_function(
         f"() => window.junqi.replay.perspective === '{me}' && window.junqi.replay.state"
     )
+    drawn(page)  # the move list redrawn for the seat's eyes
     replay = lines(page)
     moves = [line for line in replay if "→" in line[1]]
     assert len(moves) > 40

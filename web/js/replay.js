@@ -98,11 +98,18 @@ async function go(step) {
   changed();
 }
 
+// Another perspective, taken at once when its moves and its view of this step are in: never the
+// old one's move list under the new one's name.
 async function see(perspective) {
   const r = store.replay;
+  const [moves] = await Promise.all([
+    store.api.call("GET", `/api/games/${r.id}/moves?perspective=${perspective}`),
+    stateAt({ ...r, perspective }, r.step),
+  ]).catch((error) => { notify(errorText(error)); return [null]; });
+  if (!moves || store.replay !== r) return;
   r.perspective = perspective;
+  r.moves = moves;
   if (/^\d$/.test(perspective)) r.bottom = Number(perspective);
-  await loadMoves(r);
   await go(r.step);
 }
 
