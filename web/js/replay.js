@@ -99,14 +99,15 @@ async function go(step) {
 }
 
 // Another perspective, taken at once when its moves and its view of this step are in: never the
-// old one's move list under the new one's name.
+// old one's move list under the new one's name, nor an earlier choice's answer after a later one.
+let choices = 0;
 async function see(perspective) {
-  const r = store.replay;
+  const r = store.replay, choice = ++choices;
   const [moves] = await Promise.all([
     store.api.call("GET", `/api/games/${r.id}/moves?perspective=${perspective}`),
     stateAt({ ...r, perspective }, r.step),
   ]).catch((error) => { notify(errorText(error)); return [null]; });
-  if (!moves || store.replay !== r) return;
+  if (!moves || store.replay !== r || choice !== choices) return;
   r.perspective = perspective;
   r.moves = moves;
   if (/^\d$/.test(perspective)) r.bottom = Number(perspective);
