@@ -248,34 +248,6 @@ class Connection:
                 room, user.id, user.name, self.address, self.device, m.pace
             )
             return {"table": table.id, "version": await self.open_table(table.id, None)}
-        elif isinstance(m, inbound.AddBot):
-            if m.type == "add_bot":
-                ran = await self.lobby.run(
-                    m.table, "add_bot", user_id=user.id, seat=m.seat, level=m.level
-                )
-            else:
-                ran = await self.lobby.run(m.table, "remove_bot", user_id=user.id, seat=m.seat)
-            return {"version": ran["version"]}
-        elif isinstance(m, inbound.Swap):
-            ran = await self.lobby.run(m.table, "swap", user_id=user.id, seat=m.seat)
-            return {"version": ran["version"]}
-        elif isinstance(m, inbound.Stand | inbound.Leave):
-            ran = await self.lobby.run(m.table, m.type, user_id=user.id)
-            return {"version": ran["version"]}
-        elif isinstance(m, inbound.Ready):
-            ran = await self.lobby.run(m.table, "ready", user_id=user.id, ready=m.ready)
-            return {"version": ran["version"]}
-        elif isinstance(m, inbound.StandIn):
-            ran = await self.lobby.run(m.table, "stand_in", user_id=user.id, on=m.on)
-            return {"version": ran["version"]}
-        elif isinstance(m, inbound.SetPace):
-            ran = await self.lobby.run(m.table, "set_pace", user_id=user.id, pace=m.pace)
-            return {"version": ran["version"]}
-        elif isinstance(m, inbound.Act):
-            ran = await self.lobby.run(
-                m.table, "act", user_id=user.id, version=m.version, action=m.action
-            )
-            return {"version": ran["version"]}
         elif isinstance(m, inbound.Chat):
             await self.chat(m)
         elif isinstance(m, inbound.Phrase):
@@ -283,18 +255,26 @@ class Connection:
         elif isinstance(m, inbound.Mark):
             await self.lobby.run(m.table, "mark", user_id=user.id, station=m.station, mark=m.mark)
         elif isinstance(m, inbound.Kick | inbound.Dissolve):
-            if not await self.check_rights():  # the moderator's rights as they are now
-                raise TableError("unauthorized", "sign in again")
-            user = self.user
-            sessions = self.lobby.store.sessions
-            if isinstance(m, inbound.Kick):
-                done = await moderation.kick(
-                    sessions, self.lobby, m.table, m.seat, m.penalty, user, m.reason
-                )
-            else:
-                done = await moderation.dissolve(sessions, self.lobby, m.table, user, m.reason)
-            return {"version": done["version"]}
+            return await self.moderate(m)
+        elif (command := seat_command(m)) is not None:
+            table_id, name, args = command
+            ran = await self.lobby.run(table_id, name, user_id=user.id, **args)
+            return {"version": ran["version"]}
         return None
+
+    async def moderate(self, m: inbound.Kick | inbound.Dissolve) -> outbound.Answer:
+        """A moderator's kick or dissolve, with their rights as they are now."""
+        if not await self.check_rights():
+            raise TableError("unauthorized", "sign in again")
+        user = self.user
+        sessions = self.lobby.store.sessions
+        if isinstance(m, inbound.Kick):
+            done = await moderation.kick(
+                sessions, self.lobby, m.table, m.seat, m.penalty, user, m.reason
+            )
+        else:
+            done = await moderation.dissolve(sessions, self.lobby, m.table, user, m.reason)
+        return {"version": done["version"]}
 
     async def open_table(self, table_id: str, since: int | None) -> int:
         """Watch a table: a snapshot now (plus the events missed since ``since``), then every
@@ -589,3 +569,25 @@ async def socket(ws: WebSocket) -> None:
             await connection.outbox.close(TOO_FAR_BEHIND, "too far behind")
         else:
             await connection.outbox.close()
+
+
+def seat_command(m: BaseModel) -> tuple[str, str, dict[str, Any]] | None:
+    """The table, the table command (``server.table_commands``) and its arguments of a seat
+    command or a game action, which all answer with the table's version; None for another
+    message."""
+    if isinstance(m, inbound.AddBot):
+        level = {"level": m.level} if m.type == "add_bot" else {}
+        return m.table, m.type, {"seat": m.seat, **level}
+    if isinstance(m, inbound.Swap):
+        return m.table, "swap", {"seat": m.seat}
+    if isinstance(m, inbound.Stand | inbound.Leave):
+        return m.table, m.type, {}
+    if isinstance(m, inbound.Ready):
+        return m.table, "ready", {"ready": m.ready}
+    if isinstance(m, inbound.StandIn):
+        return m.table, "stand_in", {"on": m.on}
+    if isinstance(m, inbound.SetPace):
+        return m.table, "set_pace", {"pace": m.pace}
+    if isinstance(m, inbound.Act):
+        return m.table, "act", {"version": m.version, "action": m.action}
+    return None

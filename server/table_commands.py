@@ -223,7 +223,7 @@ async def act(table: Table, user_id: int, version: int, action: dict[str, Any]) 
 
 async def mark(table: Table, user_id: int, station: str, mark: str | None) -> None:
     """A private mark on a hidden enemy piece (``server.marks``); None clears it."""
-    await table.set_mark(user_id, station, mark)
+    await table.marks.set(table, user_id, station, mark)
 
 
 async def open_for(table: Table, user_id: int, socket: str, since: int | None) -> dict[str, Any]:
@@ -238,7 +238,7 @@ async def open_for(table: Table, user_id: int, socket: str, since: int | None) -
     return {
         "update": number,
         "message": updates.table_message(table, viewer, missed),
-        "marks": await table.marks_message(user_id),  # the user's own, for this socket alone
+        "marks": await table.marks.message(table, user_id),  # the user's own, for this socket alone
     }
 
 

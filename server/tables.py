@@ -26,7 +26,7 @@ from typing import Any, TypeVar
 
 import engine
 from engine import Event, GameState, Phase
-from server import listing, marks, messages, updates
+from server import listing, messages, updates
 from server.actor import Actor
 from server.bot_driver import BotDriver, Think
 from server.broker import InMemoryBroker
@@ -34,12 +34,12 @@ from server.config import RoomConfig, TablePolicy
 from server.errors import TableError
 from server.game_driver import GameDriver
 from server.keeping import Keeper, LeaseLost
-from server.moderation import user_topic
 from server.observability import Metrics
 from server.ownership import Lease
 from server.presence import Gone, Presence
 from server.seating import SeatInfo, Seating
 from server.store import Scored, Store
+from server.table_marks import TableMarks
 from server.table_options import DEFAULT_PACE, PACES, Pace, TableRules
 from server.tasks import cancel
 from server.updates import Sent
@@ -82,8 +82,7 @@ class Table:
         self.seating = Seating(len(self.variant.seats))
         self.presence = Presence()
         self.game = GameDriver()
-        self.marks = marks.SeatMarks()  # the players' private marks in the current game
-        self.marks_changed: set[int] = set()  # seats whose player is to be sent their marks
+        self.marks = TableMarks(services.store, services.broker)  # the players' private marks
         self.lease = Lease()
         self.actor = Actor(table_id, self.after_command, self.tick, self.next_alarm)
         self.bots = BotDriver(self.variant.key, services.think, self.bot_act)
@@ -114,6 +113,11 @@ class Table:
     @property
     def game_id(self) -> str | None:
         return self.game.game_id
+
+    @property
+    def players(self) -> list[int | None]:
+        """The user ids of the current game's seats."""
+        return self.game.players
 
     @property
     def seq(self) -> int:
@@ -197,7 +201,7 @@ class Table:
         """Send what the command changed, and note who is left at the table."""
         try:
             self.flush()
-            self.send_marks()
+            self.marks.send(self)
         finally:
             self.note_idle()
 
@@ -421,7 +425,7 @@ class Table:
             log.exception("a move could not be kept", extra={"table": self.id})
             raise TableError("unavailable", "the move could not be kept; try again") from None
         self.game.acted_at = time.time()
-        await self.follow_marks(events)
+        await self.marks.follow(self, events)
         metrics = self.services.metrics
         if metrics is not None and isinstance(action, engine.Move):
             metrics.moves.inc()
@@ -478,66 +482,6 @@ class Table:
         points = {"game_id": game_id, "points": game.last_points, **game.scoring}
         self.record([Event("points", points)], seats_changed=True)
         self.services.on_change(self)
-
-    # --- private marks (``server.marks``) -----------------------------------------------------
-
-    async def load_marks(self) -> bool:
-        """Read the current game's marks if they are not yet; False if there is no game."""
-        game_id, state = self.game_id, self.state
-        if game_id is None or state is None:
-            return False
-        await self.marks.load(self.services.store.sessions, game_id, state)
-        return True
-
-    async def follow_marks(self, events: list[Event]) -> None:
-        """The marks follow their pieces through a step (never in the way of the step)."""
-        try:
-            if self.marks.game_id != self.game_id:
-                await self.load_marks()  # as they are after this step
-            elif self.state is not None:
-                self.marks_changed.update(self.marks.step(events, self.state))
-        except Exception:
-            log.exception("marks could not be followed", extra={"table": self.id})
-
-    def marker(self, user_id: int) -> int | None:
-        """The seat ``user_id`` plays in the table's current game and sits on still: whose
-        marks are theirs (a seat's next sitter sees none of them)."""
-        seat = self.seat_of(user_id)
-        players = self.game.players
-        if seat is None or seat >= len(players) or players[seat] != user_id:
-            return None
-        return seat
-
-    async def set_mark(self, user_id: int, station: str, mark: str | None) -> None:
-        seat = self.marker(user_id)
-        state = self.state
-        if seat is None or state is None or not await self.load_marks():
-            raise TableError("not_playing", "only the game's players mark its pieces")
-        sessions = self.services.store.sessions
-        await self.marks.set(sessions, seat, user_id, state, station, mark)
-        self.marks_changed.add(seat)
-
-    async def marks_message(self, user_id: int) -> Any:
-        """``user_id``'s own marks in the current game (an ``outbound.Marks``), or None."""
-        seat = self.marker(user_id)
-        if seat is None or self.state is None or not await self.load_marks():
-            return None
-        game_id = self.game_id
-        assert game_id is not None
-        return marks.message(self.id, game_id, seat, self.state, self.marks.by_seat.get(seat, {}))
-
-    def send_marks(self) -> None:
-        """Each player whose marks changed gets them, on their own topic only."""
-        game_id, state = self.game_id, self.state
-        if not self.marks_changed or not self.sure() or game_id is None or state is None:
-            return
-        for seat in sorted(self.marks_changed):
-            user_id = self.game.players[seat]
-            if user_id is not None:
-                shown = self.marks.by_seat.get(seat, {})
-                text = marks.message(self.id, game_id, seat, state, shown)
-                self.services.broker.publish(user_topic(user_id), text)
-        self.marks_changed.clear()
 
     # --- bots ---------------------------------------------------------------------------------
 
