@@ -5,23 +5,21 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from itertools import islice
-from typing import TYPE_CHECKING, Any, overload
+from typing import Any, overload
 
 from engine.actions import Action, Flip, Move
 from engine.combat import Outcome
 from engine.deal import DealtPiece, commitment
 from engine.errors import IllegalAction
+from engine.events import Event
 from engine.outcome import Elimination, GameResult
 from engine.pieces import Piece
 from engine.position import Position
 from engine.variants import RuleOptions, Variant
-
-if TYPE_CHECKING:
-    from engine.tracker import Tracking
 
 
 class Phase(StrEnum):
@@ -214,6 +212,22 @@ def _unpacked(item: Action | tuple[Any, ...]) -> Action:
     if isinstance(item, tuple):  # no action is a tuple
         return Move(*item) if len(item) == 4 else Flip(*item)
     return item
+
+
+class Tracking:
+    """What each viewer has proven in one state (``engine.tracker``), worked out when first
+    asked (``seen``: each viewer's, by seat, spectators last): until then the state before it
+    and the events that led from there (``before``, ``events``). A state without events since
+    the one before shares that one's. Kept here, beside the state that holds it, so that the
+    state needs nothing of the tracker."""
+
+    __slots__ = ("before", "counts", "events", "seen")
+
+    def __init__(self, before: GameState | None, events: Sequence[Event]) -> None:
+        self.before = before  # None: play starts with this state
+        self.events = events
+        self.seen: tuple[Any, ...] | None = None  # engine.tracker's Tracks, once worked out
+        self.counts: list[dict[str, Any] | None] = []  # by viewer (as ``seen``), once made
 
 
 @dataclass(frozen=True, slots=True)

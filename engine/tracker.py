@@ -48,7 +48,7 @@ from engine.events import Event, sees
 from engine.pieces import IMMOBILE_RANKS, STANDARD_ARMY, Rank
 from engine.rulebook import GameLike
 from engine.rulebooks import rulebook_of
-from engine.state import GameState, Phase
+from engine.state import GameState, Phase, Tracking
 from engine.visibility import visible_ranks
 
 RANKS = tuple(Rank)
@@ -91,20 +91,6 @@ class Seen(NamedTuple):
 
 
 Tracks = tuple[Seen, ...]  # by seat, spectators last
-
-
-class Tracking:
-    """What each viewer has proven in one state, worked out when first asked (``seen``): until
-    then the state before it and the events that led from there (``before``, ``events``). A
-    state without events since the one before shares that one's."""
-
-    __slots__ = ("before", "counts", "events", "seen")
-
-    def __init__(self, before: GameState | None, events: Sequence[Event]) -> None:
-        self.before = before  # None: play starts with this state
-        self.events = events
-        self.seen: Tracks | None = None
-        self.counts: list[dict[str, Any] | None] = []  # by viewer (as ``seen``), once made
 
 
 def follow(before: GameState, g: GameLike, events: Sequence[Event]) -> Tracking | None:

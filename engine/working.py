@@ -33,8 +33,9 @@ from engine.state import (
     Proposal,
     Reveals,
     SeatState,
+    Tracking,
 )
-from engine.tracker import Tracking, follow
+from engine.tracker import follow
 from engine.variants import RuleOptions, TurnDirection, Variant
 from engine.visibility import open_pieces, rank_audience
 

@@ -36,8 +36,9 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from server.addresses import address_banned, connection_address, cover, revoke_at, sign_in_banned
+from server.messages import user_topic
 from server.models import Token, User, aware
-from server.moderation import ban_message, user_topic
+from server.moderation import ban_message
 from server.names import NameRefused, check_new_name, name_key, skeleton
 from server.passwords import MAX_LENGTH, Passwords, PasswordsBusy, password_problem
 

@@ -2,7 +2,7 @@
 
 A mark belongs to one seat of one game and to that seat's player alone: it is kept in the
 database (``models.MarkEntry``, one row per change) and sent only on the player's own broker
-topic (``moderation.user_topic``) and in the answer to the player's own ``open``; never in an
+topic (``messages.user_topic``) and in the answer to the player's own ``open``; never in an
 update, an event, the game's record or a log line, which others read.
 
 A mark follows its piece: it is put where the piece stands after ``step`` recorded actions, moved

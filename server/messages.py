@@ -124,6 +124,11 @@ LoggedOutNotice = TypedDict(
 )
 
 
+def user_topic(user_id: int) -> str:
+    """The broker topic of one user's sockets."""
+    return f"user:{user_id}"
+
+
 UserNotice = Annotated[
     outbound.Banned | outbound.Muted | LoggedOutNotice, Field(discriminator="type")
 ]

@@ -20,6 +20,7 @@ from server import addresses, outbound
 from server.broker import InMemoryBroker
 from server.config import RoomConfig
 from server.errors import TableError
+from server.messages import user_topic
 from server.models import AuditEntry, BanAddress, Game, User, aware
 from server.store import Tally, add_to_standings
 
@@ -27,11 +28,6 @@ if TYPE_CHECKING:
     from server.lobby import Lobby
 
 Sessions = async_sessionmaker[AsyncSession]
-
-
-def user_topic(user_id: int) -> str:
-    """The broker topic of one user's sockets."""
-    return f"user:{user_id}"
 
 
 def ban_message(user: User) -> str:

@@ -539,7 +539,7 @@ async def socket(ws: WebSocket) -> None:
     try:
         me = outbound.User(id=user.id, name=user.name, role=user.role)
         await connection.send(outbound.Welcome(type="welcome", user=me))
-        await connection.follow(moderation.user_topic(user.id), connection.notice)
+        await connection.follow(messages.user_topic(user.id), connection.notice)
         # read once more now that notices reach it (a logout meanwhile closes it), and its
         # token's end with it
         if not await connection.check_rights():

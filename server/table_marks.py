@@ -11,7 +11,7 @@ from engine import Event, GameState
 from server import marks, outbound
 from server.broker import InMemoryBroker
 from server.errors import TableError
-from server.moderation import user_topic
+from server.messages import user_topic
 from server.store import Store
 
 log = logging.getLogger("junqi.tables")

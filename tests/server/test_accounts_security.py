@@ -27,7 +27,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, create_async_engine
 from starlette.websockets import WebSocketDisconnect
 
 import server.backoff
-from server import moderation
+from server import messages
 from server.app import create_app
 from server.backoff import LoginBackoff, SharedLoginBackoff, wait_after
 from server.config import Settings
@@ -559,7 +559,7 @@ def test_a_logout_everywhere_while_a_socket_signs_in_closes_it_too(
     follow = Connection.follow
 
     async def revoked_meanwhile(self: Connection, topic: str, handle: Any) -> None:
-        if topic == moderation.user_topic(self.user.id):
+        if topic == messages.user_topic(self.user.id):
             async with self.ws.app.state.db.sessions() as session:
                 await session.execute(delete(Token).where(Token.user_id == self.user.id))
                 await session.commit()

@@ -24,7 +24,7 @@ import server.outbox
 from server.accounts import token_hash
 from server.app import create_app
 from server.inbound import chat_text
-from server.moderation import user_topic
+from server.messages import user_topic
 from server.outbox import Outbox
 from tests.live import live_server
 from tests.server.conftest import make_settings, register
