@@ -42,6 +42,8 @@ class ReferenceTracker:
         if view["phase"] not in ("playing", "finished") or view.get("pieces") is None:
             return
         if self.totals is None:
+            if view["phase"] != "playing":  # a game over before play (an escape) counts nothing
+                return
             self.totals = self.count_totals(view)
             self.sync(view)
             return
@@ -59,6 +61,11 @@ class ReferenceTracker:
                 announced.add(event["seat"])
             elif kind == "flag_revealed":
                 shown.add(event["seat"])
+                # the flag's rank is known from now on, also if its seat goes out in this very
+                # action and its pieces leave the board with it
+                if event.get("station") in self.pieces:
+                    army, _ = self.pieces[event["station"]]
+                    self.pieces[event["station"]] = (army, {"flag"})
             elif (
                 kind == "scouted"
                 and "rank" in event
