@@ -183,7 +183,8 @@ def against_a_bot(page: Page, server: str, pace: str) -> None:
 
 def my_turn(page: Page) -> None:
     page.wait_for_function(
-        "() => { const s = window.junqi.table.snapshot; return s.game.to_move === s.you; }",
+        "() => { const s = window.junqi.table.snapshot;"
+        " return s.game.to_move === s.you && Boolean(s.game.legal_moves); }",
         timeout=15000,
     )
 

@@ -184,6 +184,7 @@ def test_the_guide_walks_the_real_board_and_ends_at_a_table(server: str, browser
         if key == "combat":
             shot(page, "guide-combat-desktop")
         page.click("#guide-next")
+        drawn(page)  # the next step drawn before the loop asks whether there is one more
     assert seen == ["board", "rails", "camps", "hqs", "centre", "pieces", "combat", "deploy"]
     assert step(page) == "play"
     resize(page, PHONE)
