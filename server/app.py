@@ -49,6 +49,7 @@ from server.db import Database, migrate
 from server.feeds import Feeds
 from server.hardening import HardenedApp
 from server.limits import RateLimits
+from server.matchmaking import start_matchmaker
 from server.passwords import Passwords
 from server.store import Store
 
@@ -142,6 +143,8 @@ async def start(app: FastAPI, settings: Settings, stack: AsyncExitStack) -> None
     metrics.count_live_tables(lambda: sum(t.in_game for t in the_lobby.tables.values()))
     stack.callback(asyncio.create_task(metrics.watch_loop_lag()).cancel)
     await the_lobby.start()  # the games running when the server stopped go on
+    app.state.matchmaker = await start_matchmaker(the_lobby, redis, settings)
+    stack.push_async_callback(app.state.matchmaker.close)
     start_signing_in(app, settings, redis, stack)
     stack.callback(metrics.collector.watching())
 

@@ -177,6 +177,12 @@ class Settings(BaseSettings):
     # of each bot level's thinking time a move (normal 0.5 s, hard 2.5 s); 0: the levels' fixed
     # samples only (quick and the same for the same seed: the tests)
     bot_budget_scale: float = Field(default=1.0, ge=0.0, le=4.0)
+    # quick match (server.matchmaking): after this long a waiting player may take bots instead;
+    # a player accepts one band of level more either way every quick_widen_seconds
+    quick_bots_seconds: float = Field(default=60.0, ge=0.0)
+    quick_widen_seconds: float = Field(default=20.0, ge=0.0)
+    quick_tick_seconds: float = Field(default=0.25, gt=0.0, le=5.0)  # tables formed this often
+    quick_status_seconds: float = Field(default=1.0, gt=0.0)  # queue_status this often
 
     @field_validator("trusted_proxies")
     @classmethod

@@ -55,6 +55,11 @@ CODES = frozenset(
         "not_owner",
         "own_table",
         "unauthorized",
+        # quick match (``server.matchmaking``)
+        "no_quick_match",
+        "already_queued",
+        "not_queued",
+        "bots_not_yet",
         # several processes (``server.cluster``)
         "moved",
         "unavailable",

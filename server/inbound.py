@@ -160,6 +160,21 @@ class Dissolve(_Message):
     reason: str = Field(min_length=1, max_length=500)
 
 
+class Queue(_Message):
+    """Join quick match (自动匹配) for a variant and an information mode (``hidden``,
+    ``partners_open``, ``open``; none: the variant's own)."""
+
+    type: Literal["queue"]
+    variant: str = Field(max_length=20)
+    mode: str | None = Field(default=None, max_length=20)
+
+
+class Unqueue(_Message):
+    """Leave quick match's queue."""
+
+    type: Literal["unqueue", "queue_bots"]  # queue_bots: leave it for a table with bots
+
+
 ClientMessage = Annotated[
     Ping
     | WatchLobby
@@ -180,7 +195,9 @@ ClientMessage = Annotated[
     | Phrase
     | Mark
     | Kick
-    | Dissolve,
+    | Dissolve
+    | Queue
+    | Unqueue,
     Field(discriminator="type"),
 ]
 parse = TypeAdapter(ClientMessage)
@@ -194,6 +211,8 @@ LIMITED: dict[type[BaseModel], str] = {
     **dict.fromkeys([OpenTable, CloseTable, Sit, AddBot, Swap, Stand, Ready, Leave], "seats"),
     StandIn: "seats",
     SetPace: "seats",
+    Queue: "seats",
+    Unqueue: "seats",
 }
 RATE_WORDS = {"tables": "tables created", "actions": "game actions", "seats": "seat commands"}
 # Control characters (Unicode category Cc: NUL, line breaks, terminal escapes) and the

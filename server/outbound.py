@@ -171,6 +171,38 @@ class Marks(TypedDict):
     marks: dict[str, str]  # station id -> a rank key or a label
 
 
+class QueueStatus(TypedDict):
+    """Quick match (``server.matchmaking``): how the queue stands for a waiting socket."""
+
+    type: Literal["queue_status"]
+    variant: str
+    mode: str  # the information mode: hidden, partners_open or open
+    size: int  # players waiting for this variant and mode, the receiver too
+    waited: float  # seconds
+    band: str  # the receiver's own: beginner, intermediate or advanced (初/中/高)
+    bands: list[str]  # the lowest and highest band the receiver accepts by now
+    bots: bool  # the receiver may take a table with bots now (``queue_bots``)
+    commitment: str  # sha256("junqi-seats:" + seed) of the next table's seat draw
+
+
+class Matched(TypedDict):
+    """Quick match formed the receiver's table (they are seated at it): ``open`` it."""
+
+    type: Literal["matched"]
+    table: str
+    variant: str
+    mode: str
+    bots: bool  # a table with bots (``queue_bots``): no seat draw
+    commitment: str | None  # of the table's seat draw (its snapshot's ``seat_draw``)
+
+
+class Unqueued(TypedDict):
+    """The receiver's place in the queue is gone (``lost``: the queue was lost, join again)."""
+
+    type: Literal["unqueued"]
+    why: Literal["lost"]
+
+
 ServerMessage = Annotated[
     Welcome
     | Ok
@@ -185,6 +217,9 @@ ServerMessage = Annotated[
     | Closed
     | Banned
     | LoggedOut
-    | Marks,
+    | Marks
+    | QueueStatus
+    | Matched
+    | Unqueued,
     Field(discriminator="type"),
 ]

@@ -39,6 +39,7 @@ from server.errors import TableError
 from server.feeds import Feeds, Handler
 from server.limits import RateLimits
 from server.lobby import LOBBY_TOPIC, Lobby
+from server.matchmaking import quick_command
 from server.models import User
 from server.outbound import BANNED, FOREIGN_PAGE, TOO_FAR_BEHIND, TOO_MANY_SOCKETS, UNAUTHORIZED
 from server.outbox import Outbox
@@ -256,6 +257,8 @@ class Connection:
             await self.lobby.run(m.table, "mark", user_id=user.id, station=m.station, mark=m.mark)
         elif isinstance(m, inbound.Kick | inbound.Dissolve):
             return await self.moderate(m)
+        elif isinstance(m, inbound.Queue | inbound.Unqueue):
+            return await quick_command(self.ws.app.state.matchmaker, self, m)
         elif (command := seat_command(m)) is not None:
             table_id, name, args = command
             ran = await self.lobby.run(table_id, name, user_id=user.id, **args)
@@ -455,6 +458,7 @@ class Connection:
             await self.close(BANNED, "banned")
 
     async def closed(self) -> None:
+        await self.ws.app.state.matchmaker.leave(self)  # a closed page leaves the queue
         for table_id in list(self.watching):
             await self.close_table(table_id)
         for topic in list(self.following):

@@ -18,6 +18,7 @@ from engine import Event
 from engine.bot import LEVELS
 from server import updates
 from server.errors import TableError
+from server.quick_tables import seat_matched
 from server.seating import SeatInfo
 from server.table_options import Pace
 from server.tables import Table
@@ -262,6 +263,7 @@ COMMANDS: dict[str, Callable[..., Any]] = {
     "stand_in": stand_in,
     "set_pace": set_pace,
     "seat_with_bots": seat_with_bots,
+    "seat_matched": seat_matched,  # quick match (``server.matchmaking``)
     "act": act,
     "mark": mark,
     "kick": kick,

@@ -34,6 +34,7 @@ from server.config import RoomConfig, TablePolicy
 from server.errors import TableError
 from server.game_driver import GameDriver
 from server.keeping import Keeper, LeaseLost
+from server.match_core import SeatDraw
 from server.observability import Metrics
 from server.ownership import Lease
 from server.presence import Gone, Presence
@@ -94,6 +95,7 @@ class Table:
         self.stand_ins = False  # 托管 at this table: a bot plays for a player who is away
         self.quick = False  # a table of play now (马上开始)
         self.pace: Pace = DEFAULT_PACE  # how long its bots wait before a move (no rule)
+        self.seat_draw: SeatDraw | None = None  # quick match's seats (``server.match_core``)
         self.version = 0
         self.changed_seats = False  # seats changed in the running command
         self.sent: Sent | None = None  # what the last update showed
@@ -328,8 +330,6 @@ class Table:
         if self.in_game:
             self.record([Event("stand_in", {"seat": seat, "on": on, "why": why})])
 
-    # --- moderation ---------------------------------------------------------------------------
-
     # --- restarts -----------------------------------------------------------------------------
 
     def kept_data(self) -> dict[str, Any]:
@@ -383,7 +383,7 @@ class Table:
         await self.apply(self.game.parse(seat, action))
 
     async def start_game(self) -> None:
-        if self.rule_options.random_seats:
+        if self.rule_options.random_seats and self.seat_draw is None:  # quick match drew them
             self.seating.shuffle(secrets.SystemRandom())  # 随机防作弊: nobody chooses
         grace = self.rule_options.disconnect_grace_seconds
         for info in self.seats:

@@ -31,6 +31,7 @@ import engine
 from engine import Event, GameState
 from server import messages, outbound
 from server.capabilities import capabilities
+from server.match_core import SeatDraw
 
 SPECTATORS = "spectators"  # the key of the spectators' rendering of an update
 
@@ -42,6 +43,7 @@ class Shown(Protocol):
     version: int
     rules: dict[str, Any]
     sent: Sent | None
+    seat_draw: SeatDraw | None
 
     @property
     def epoch(self) -> int: ...
@@ -111,6 +113,8 @@ def snapshot(
         "rules": table.rules,
         "may": table.may(viewer),
         "creator_may": table.bot_commands(),
+        # quick match's seat draw (验证座位): its seed once the game is over
+        "seat_draw": None if table.seat_draw is None else table.seat_draw.shown(finished),
     }
 
 

@@ -1,0 +1,344 @@
+"""Quick match (自动匹配): the queue's socket side and the matcher.
+
+A socket joins the queue of a variant and an information mode (``queue``), leaves it
+(``unqueue``, or by closing), and after ``quick_bots_seconds`` may take a table with bots instead
+(``queue_bots``). Its process (``Matchmaker``, one per process) keeps its tickets (``local``) and
+sends each ``queue_status`` every ``quick_status_seconds``; the queue itself is a
+``server.queue_store`` (in memory, or in Redis for a cluster). One process at a time, the one
+holding the matcher's lease, forms tables every ``quick_tick_seconds`` (``server.match_core``):
+it takes the entries, draws the seats from the committed seed, makes the table in the variant's
+quick-match room (the first open room of that variant and mode: docs/protocol.md, "Quick
+match"), seats the players there (``seat_matched``) and tells every process (``MATCHED_TOPIC``),
+whose sockets then hear ``matched``. An entry the process finds gone (Redis wiped) tells its
+socket ``unqueued`` (``lost``), and the client joins again by itself.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+import uuid
+from dataclasses import asdict, dataclass
+from typing import Any, Protocol
+
+from engine import get_variant
+from server import inbound, outbound, social
+from server.broker import Subscription
+from server.config import RoomConfig
+from server.errors import TableError
+from server.lobby import Lobby
+from server.match_core import (
+    BANDS,
+    Waiting,
+    band_range,
+    commitment,
+    draw_seats,
+    form_groups,
+    partner_pairs,
+)
+from server.models import User
+from server.queue_store import MemoryQueue, QueueStore, RedisQueue
+from server.tasks import cancel
+
+MATCHED_TOPIC = "quick:matched"  # a table was formed: every process tells its sockets
+log = logging.getLogger("junqi")
+
+
+class Queuer(Protocol):
+    """What the matchmaker needs of a socket (``server.realtime.Connection``)."""
+
+    @property
+    def user(self) -> User: ...
+
+    @property
+    def address(self) -> str | None: ...
+
+    @property
+    def device(self) -> str | None: ...
+
+    async def send(self, message: Any) -> None: ...
+
+
+@dataclass(frozen=True)
+class QuickSettings:
+    bots_seconds: float = 60.0  # waited this long, a player may fill a table with bots
+    widen_seconds: float = 20.0  # a player accepts one band more either way this often
+    tick_seconds: float = 0.25  # how often the matcher forms tables
+    status_seconds: float = 1.0  # how often a waiting socket hears ``queue_status``
+    lease_seconds: float = 3.0  # the matcher's lease (with several processes)
+
+
+@dataclass
+class Ticket:
+    connection: Queuer
+    waiting: Waiting
+
+
+def mode_of(room: RoomConfig) -> str:
+    """A room's information mode (its ``information`` option, else its variant's)."""
+    default = get_variant(room.variant).rules.information.value
+    return str(room.options.get("information", default))
+
+
+class Matchmaker:
+    """Quick match in one process: its sockets' tickets, and the matcher when it leads."""
+
+    def __init__(
+        self, lobby: Lobby, store: QueueStore, node: str, settings: QuickSettings | None = None
+    ) -> None:
+        self.lobby = lobby
+        self.store = store
+        self.node = node
+        self.settings = settings or QuickSettings()
+        self.local: dict[int, Ticket] = {}  # user id -> the ticket of its socket here
+        self.tasks: list[asyncio.Task[None]] = []
+        self.forming: set[asyncio.Task[None]] = set()
+        self.subscription: Subscription | None = None
+
+    async def start(self) -> None:
+        self.subscription = self.lobby.broker.subscribe(MATCHED_TOPIC, self._matched)
+        await self.lobby.broker.subscribed(MATCHED_TOPIC)
+        self.tasks.append(asyncio.create_task(self._run(), name="matchmaker"))
+
+    async def close(self) -> None:
+        if self.subscription is not None:
+            self.subscription.close()
+        await cancel([*self.tasks, *self.forming])
+
+    def room_for(self, variant: str, mode: str | None) -> tuple[str, str]:
+        """The quick-match room of a variant and mode (None: the variant's own), and the mode."""
+        if mode is None and variant in {r.variant for r in self.lobby.rooms.values()}:
+            mode = get_variant(variant).rules.information.value
+        for room in self.lobby.rooms.values():
+            if room.id in self.lobby.closed_rooms or room.variant != variant:
+                continue
+            if mode_of(room) == mode:
+                return room.id, mode
+        raise TableError("no_quick_match", f"no open room plays {variant} {mode or ''}")
+
+    # --- a socket's commands ------------------------------------------------------------------
+
+    async def join(self, who: Queuer, variant: str, mode: str | None) -> None:
+        """Queue ``who`` (after standing them up from a table with no game on)."""
+        user = who.user
+        if user.id in self.local:
+            raise TableError("already_queued", "you are waiting for a table already")
+        _, mode = self.room_for(variant, mode)
+        await self.lobby.stand_elsewhere(user.id)  # playing_elsewhere while in a game
+        points = (await self.lobby.store.points(variant, [user.id]))[user.id]
+        waiting = Waiting(
+            uuid.uuid4().hex, user.id, user.name, variant, mode, points, time.time(),
+            who.address, who.device, self.node,
+        )  # fmt: skip
+        if not await self.store.add(waiting):
+            raise TableError("already_queued", "you are waiting for a table already")
+        self.local[user.id] = Ticket(who, waiting)
+        await self.send_status(self.local[user.id], await self.sizes(), time.time())
+
+    async def leave(self, who: Queuer) -> bool:
+        """Take ``who``'s ticket out of the queue; whether it had one."""
+        ticket = self.local.get(who.user.id)
+        if ticket is None or ticket.connection is not who:
+            return False
+        del self.local[who.user.id]
+        await self.store.remove(who.user.id, ticket.waiting.entry)
+        return True
+
+    async def with_bots(self, who: Queuer) -> str:
+        """Leave the queue for a table of the mode's room with bots (unrated); its id."""
+        ticket = self.local.get(who.user.id)
+        if ticket is None or ticket.connection is not who:
+            raise TableError("not_queued", "join the queue first")
+        w = ticket.waiting
+        if time.time() - w.joined < self.settings.bots_seconds:
+            raise TableError("bots_not_yet", "bots are offered after a while of waiting")
+        if not await self.store.remove(w.user, w.entry):
+            raise TableError("not_queued", "a table is being formed for you")
+        del self.local[w.user]
+        room, _ = self.room_for(w.variant, w.mode)
+        user = who.user
+        table = await self.lobby.play_now(room, user.id, user.name, w.address, w.device)
+        await who.send(matched_message(table.id, w, None))
+        return table.id
+
+    # --- the loop -----------------------------------------------------------------------------
+
+    async def _run(self) -> None:
+        last_status = 0.0
+        while True:
+            await asyncio.sleep(self.settings.tick_seconds)
+            try:
+                if await self.store.lead(self.node, self.settings.lease_seconds):
+                    await self.match_round()
+                if time.time() - last_status >= self.settings.status_seconds:
+                    last_status = time.time()
+                    await self.check_tickets()
+            except asyncio.CancelledError:
+                raise
+            except Exception:  # Redis away a moment, say: the next round tries again
+                log.warning("quick match round failed", exc_info=True)
+
+    async def sizes(self) -> dict[tuple[str, str], int]:
+        counts: dict[tuple[str, str], int] = {}
+        for w in await self.store.waiting():
+            counts[w.variant, w.mode] = counts.get((w.variant, w.mode), 0) + 1
+        return counts
+
+    async def check_tickets(self) -> None:
+        """Each waiting socket hears how the queue stands; one whose entry is gone, so."""
+        states = await self.store.states(list(self.local))
+        sizes, now = await self.sizes(), time.time()
+        for user, state in states.items():
+            ticket = self.local.get(user)
+            if ticket is None or state == "taken":
+                continue
+            if state != ticket.waiting.entry:  # lost (Redis wiped): the client joins again
+                del self.local[user]
+                await ticket.connection.send(outbound.Unqueued(type="unqueued", why="lost"))
+            else:
+                await self.send_status(ticket, sizes, now)
+
+    async def send_status(
+        self, ticket: Ticket, sizes: dict[tuple[str, str], int], now: float
+    ) -> None:
+        w = ticket.waiting
+        low, high = band_range(w, now, self.settings.widen_seconds)
+        status: outbound.QueueStatus = {
+            "type": "queue_status",
+            "variant": w.variant,
+            "mode": w.mode,
+            "size": max(1, sizes.get((w.variant, w.mode), 0)),
+            "waited": round(now - w.joined, 1),
+            "band": BANDS[w.band],
+            "bands": [BANDS[low], BANDS[high]],
+            "bots": now - w.joined >= self.settings.bots_seconds,
+            "commitment": commitment(await self.store.next_seed()),
+        }
+        await ticket.connection.send(status)
+
+    async def match_round(self) -> None:
+        """Form every table the queue allows now (the matcher's work)."""
+        kinds: dict[tuple[str, str], list[Waiting]] = {}
+        for w in await self.store.waiting():
+            kinds.setdefault((w.variant, w.mode), []).append(w)
+        full = {k: ws for k, ws in kinds.items() if len(ws) >= len(get_variant(k[0]).seats)}
+        if not full:
+            return
+        users = [w.user for ws in full.values() for w in ws]
+        blocked = await social.blocked_pairs(self.lobby.store.sessions, users)
+        now, made = time.time(), []
+        for (variant, _), ws in full.items():
+            seats = len(get_variant(variant).seats)
+            apart = self.lobby.policy.shared_address_unrated
+            widen = self.settings.widen_seconds
+            for group in form_groups(ws, seats, now, widen, blocked, apart):
+                made.append(self.make_table(group))
+        # a few at a time: each is a few writes to the database
+        for start in range(0, len(made), 16):
+            await asyncio.gather(*made[start : start + 16])
+
+    async def make_table(self, group: list[Waiting]) -> None:
+        """Take ``group`` out of the queue, seat it at a new table of its room by the draw."""
+        if not await self.store.take(group):
+            return  # one of them left meanwhile
+        first = group[0]
+        try:
+            room, _ = self.room_for(first.variant, first.mode)
+            table_id, seats = await self.seat_group(room, group)
+        except Exception:
+            log.exception("a quick-match table could not be made: its players wait on")
+            await self.store.done([w.user for w in group])
+            for w in group:
+                await self.store.add(w)
+            return
+        entries = {str(w.user): w.entry for w in group}
+        news = {"table": table_id, "commitment": seats, "entries": entries}
+        self.lobby.broker.publish(MATCHED_TOPIC, news)
+
+    async def seat_group(self, room: str, group: list[Waiting]) -> tuple[str, str]:
+        """A new table of ``room`` with ``group`` seated by the draw; its id and the draw's
+        commitment."""
+        teams = get_variant(group[0].variant).teams
+        by_name = {w.name: w for w in group}
+        last = await self.store.partners([w.user for w in group])
+
+        def repeats(a: str, b: str) -> bool:
+            return last.get(by_name[a].user) == by_name[b].user
+
+        seed = await self.store.use_seed()
+        seated, attempt = draw_seats(seed, by_name, teams, repeats)
+        names = sorted(by_name)
+        repeated = [[a, b] for i, a in enumerate(names) for b in names[i + 1 :] if repeats(a, b)]
+        draw = {"seed": seed, "players": names, "attempt": attempt, "repeated": repeated}
+        players = [{k: v for k, v in asdict(by_name[n]).items() if k in SEATED} for n in seated]
+        for p in players:
+            p["user"] = by_name[p["name"]].user
+        table = await self.lobby.create_table(room, quick=True)
+        await self.lobby.run(table.id, "seat_matched", players=players, draw=draw)
+        user = [by_name[name].user for name in seated]
+        pairs = [(user[a], user[b]) for a, b in partner_pairs(teams)]
+        await self.store.set_partners(pairs, [w.user for w in group])
+        return table.id, commitment(seed)
+
+    def _matched(self, news: dict[str, Any]) -> None:
+        """A table was formed (by this process or another): its sockets here hear so."""
+        for user_text, entry in news["entries"].items():
+            ticket = self.local.get(int(user_text))
+            if ticket is None or ticket.waiting.entry != entry:
+                continue
+            del self.local[ticket.waiting.user]
+            task = asyncio.create_task(self._tell(ticket, news["table"], news["commitment"]))
+            self.forming.add(task)
+            task.add_done_callback(self.forming.discard)
+
+    async def _tell(self, ticket: Ticket, table_id: str, seats: str) -> None:
+        w = ticket.waiting
+        await self.store.done([w.user])
+        await ticket.connection.send(matched_message(table_id, w, seats))
+
+
+SEATED = ("name", "points", "address", "device")
+
+
+def matched_message(table_id: str, w: Waiting, seats: str | None) -> outbound.Matched:
+    """``matched``: ``seats`` the commitment of the table's seat draw, or None for a table
+    with bots."""
+    return {
+        "type": "matched",
+        "table": table_id,
+        "variant": w.variant,
+        "mode": w.mode,
+        "bots": seats is None,
+        "commitment": seats,
+    }
+
+
+async def start_matchmaker(lobby: Lobby, redis: Any, settings: Any) -> Matchmaker:
+    """The process's matchmaker, its queue in Redis if ``redis`` (a cluster), else in memory;
+    started (``settings``: ``server.config.Settings``)."""
+    store: QueueStore = RedisQueue(redis) if redis is not None else MemoryQueue()
+    quick = QuickSettings(
+        settings.quick_bots_seconds,
+        settings.quick_widen_seconds,
+        settings.quick_tick_seconds,
+        settings.quick_status_seconds,
+        settings.lease_seconds,
+    )
+    matchmaker = Matchmaker(lobby, store, lobby.origin, quick)
+    await matchmaker.start()
+    return matchmaker
+
+
+async def quick_command(
+    matchmaker: Matchmaker, who: Queuer, m: inbound.Queue | inbound.Unqueue
+) -> outbound.Answer | None:
+    """A socket's ``queue``, ``unqueue`` or ``queue_bots`` (answered ``ok``; ``queue_bots``
+    with the table's id)."""
+    if isinstance(m, inbound.Queue):
+        await matchmaker.join(who, m.variant, m.mode)
+    elif m.type == "unqueue":
+        await matchmaker.leave(who)
+    else:
+        return {"table": await matchmaker.with_bots(who)}
+    return None
