@@ -117,3 +117,68 @@ def test_four_players_are_seated_by_the_committed_draw(tmp_path: Path, addressed
         assert {frozenset((seats[0], seats[2])), frozenset((seats[1], seats[3]))}.isdisjoint(
             first_partners
         )
+
+
+def test_the_queue_refuses_what_it_cannot_do(tmp_path: Path) -> None:
+    with app(tmp_path, quick_bots_seconds=3600) as client, ExitStack() as stack:
+        ann = connect(stack, client, "ann")
+        nope = ann.request({"type": "queue", "variant": "siguo", "mode": "open"})
+        assert nope["code"] == "no_quick_match"  # no open room plays 明棋 四国 here
+        assert ann.request({"type": "queue_bots"})["code"] == "not_queued"
+        status = queue(ann)
+        assert status["size"] == 1 and len(status["commitment"]) == 64
+        assert ann.request({"type": "queue", "variant": "liangguo"})["code"] == "already_queued"
+        other = connect(stack, client, "ann-again")  # another account: queues alone
+        queue(other)
+        assert ann.request({"type": "queue_bots"})["code"] == "bots_not_yet"
+        assert ann.request({"type": "unqueue"})["type"] == "ok"
+        queue(ann, "liangguo")  # out of one queue, free to join another
+
+
+def test_a_closed_socket_leaves_the_queue(tmp_path: Path) -> None:
+    with app(tmp_path) as client, ExitStack() as stack:
+        ann = connect(stack, client, "ann")
+        with ExitStack() as gone:
+            queue(connect(gone, client, "bob"), "liangguo")
+        status = queue(ann, "liangguo")
+        assert status["size"] == 1  # bob's page closed: he is not waiting any more
+        ann.until(lambda m: m["type"] == "queue_status")  # still waiting, alone
+        cai = connect(stack, client, "cai")
+        queue(cai, "liangguo")
+        assert matched(ann)["table"] == matched(cai)["table"]
+
+
+def test_after_the_wait_bots_fill_a_table(tmp_path: Path) -> None:
+    with app(tmp_path, quick_bots_seconds=0.3) as client, ExitStack() as stack:
+        ann = connect(stack, client, "ann")
+        assert queue(ann)["bots"] is False
+        ann.until(lambda m: m["type"] == "queue_status" and m["bots"])
+        reply = ann.request({"type": "queue_bots"})
+        news = matched(ann) if not any(m["type"] == "matched" for m in ann.received) else None
+        news = news or next(m for m in ann.received if m["type"] == "matched")
+        assert news["bots"] is True and news["commitment"] is None
+        assert news["table"] == reply["table"]
+        ann.request({"type": "open", "table": reply["table"]})
+        assert ann.snapshot is not None
+        assert ann.snapshot["rated"] is False and ann.snapshot["seat_draw"] is None
+        assert sum(s["bot"] for s in ann.snapshot["seats"]) == 3
+
+
+def test_accounts_sharing_an_address_never_meet_at_a_rated_table(
+    tmp_path: Path, addressed: None
+) -> None:
+    with app(tmp_path, shared_address_unrated=True) as client, ExitStack() as stack:
+        home = [connect(stack, client, name, address="10.0.0.1") for name in ("ann", "amy")]
+        for p in home:
+            queue(p, "liangguo")
+        for _ in range(3):  # rounds go by: they are not put together
+            home[0].until(lambda m: m["type"] == "queue_status")
+        assert not any(m["type"] == "matched" for p in home for m in p.received)
+        bob = connect(stack, client, "bob", address="10.0.0.2")
+        queue(bob, "liangguo")
+        table = matched(bob)["table"]
+        assert matched(home[0])["table"] == table  # the longer waiting of the two
+        home[1].until(lambda m: m["type"] == "queue_status")
+        assert not any(m["type"] == "matched" for m in home[1].received)
+        bob.request({"type": "open", "table": table})
+        assert bob.snapshot is not None and bob.snapshot["rated"] is True
