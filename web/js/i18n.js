@@ -242,6 +242,34 @@ const WORDS = {
   },
 };
 
+// 自动匹配: quick match and its seat draw, 验证座位 (quick.js, seatdraw.js)
+Object.assign(WORDS.zh, {
+  quickTitle: "自动匹配", quickNote: "系统按军衔等级 (初/中/高) 为你找对手, 座位和队友由事先承诺的种子抽出, 谁都不能挑",
+  quickMatch: "自动匹配", mode_hidden: "暗棋", mode_partners_open: "双明", mode_open: "明棋",
+  queueing: "正在匹配 {variant} · {mode}", queueSize: "排队 {n} 人", queueWaited: "已等 {s} 秒",
+  queueBands: "匹配等级: {bands}", band_beginner: "初级", band_intermediate: "中级", band_advanced: "高级",
+  queueCancel: "取消匹配", queueBotsOffer: "等的时间有点长了: 可以让机器人补满空位开局 (不计分), 也可以继续等",
+  queueBots: "加机器人开局", queueKeep: "继续等", queueLost: "排队信息丢失了, 已重新排队",
+  seatCommitment: "座位承诺", seatCommitmentHelp: "组桌前公布的座位种子哈希 SHA-256(\"junqi-seats:\"+种子); 对局结束后公布种子, 任何人都能重算座位",
+  verifySeatsButton: "验证座位", seatsOk: "座位已验证: 由承诺的种子抽出, 没有人挑选队友",
+  seatsHash: "种子的 SHA-256 与公布的座位承诺相符", seatsSeenEarly: "也与你在组桌时看到的承诺相符",
+  seatsOrder: "{n} 位玩家按名字排序后, 按种子洗牌, 与实际座位相同", seatsAttempt: "第 {n} 次抽签 (之前的抽签会让上一局的队友再做队友)",
+  seatsBad: "验证失败: 座位与种子不符", seatsBadHash: "种子与座位承诺不符", seatsBadOrder: "按种子重算的座位与实际座位不同",
+});
+Object.assign(WORDS.en, {
+  quickTitle: "Quick match", quickNote: "We find players of your level (beginner, intermediate, advanced); seats and partners come from a seed committed in advance: nobody chooses them",
+  quickMatch: "Quick match", mode_hidden: "hidden", mode_partners_open: "partners open", mode_open: "open",
+  queueing: "Finding players: {variant} · {mode}", queueSize: "{n} waiting", queueWaited: "waited {s} s",
+  queueBands: "Levels: {bands}", band_beginner: "beginner", band_intermediate: "intermediate", band_advanced: "advanced",
+  queueCancel: "Cancel", queueBotsOffer: "This is taking a while: bots may fill the empty seats (unrated), or keep waiting",
+  queueBots: "Play with bots now", queueKeep: "Keep waiting", queueLost: "The queue lost your place: you are queued again",
+  seatCommitment: "Seat commitment", seatCommitmentHelp: "The hash SHA-256(\"junqi-seats:\"+seed) published before the table was formed; the seed is published after the game, so anyone can recompute the seats",
+  verifySeatsButton: "Verify seats", seatsOk: "Seats verified: drawn from the committed seed, nobody chose partners",
+  seatsHash: "the seed's SHA-256 is the published seat commitment", seatsSeenEarly: "and the one you were shown when the table was formed",
+  seatsOrder: "the {n} players, sorted by name and shuffled by the seed, sit as they sat", seatsAttempt: "draw number {n} (the earlier ones would have made last game's partners partners again)",
+  seatsBad: "Verification failed: the seats do not match the seed", seatsBadHash: "the seed does not hash to the seat commitment", seatsBadOrder: "the seats recomputed from the seed are not the seats played",
+});
+
 // 标记: the player's private marks on hidden enemy pieces (marks.js)
 Object.assign(WORDS.zh, {
   markTitle: "标记", markPrivate: "只有你自己看得到", markLabel: "自定义 (最多 4 字)", markOk: "标上",
@@ -353,6 +381,8 @@ const ERRORS = {
     bad_mark: "只能标记敌方的暗子: 标一个军衔, 或最多 4 个字", too_many_marks: "这一局的标记改得太多了",
     guest_limit: "你的网络地址今天的游客次数已满, 请注册账号", address_banned: "你的网络地址上有被封禁的账号: 封禁期间不能从这里登录、注册或游客进入",
     unknown_phrase: "没有这句快捷语",
+    no_quick_match: "这个玩法现在没有开放的房间, 无法匹配", already_queued: "你已经在排队了",
+    not_queued: "你不在排队中 (桌子可能正在组成)", bots_not_yet: "再等一会儿才能加机器人",
   },
   en: {
     bad_json: "malformed message", bad_message: "malformed message", bad_command: "unknown command", too_large: "message too long",
@@ -389,6 +419,8 @@ const ERRORS = {
     login_wait: "too many wrong passwords for this name: wait a little", guest_limit: "no more guests from your address today: please register",
     address_banned: "an account banned from your address: no sign-in, new account or guest from it while the ban lasts",
     unknown_phrase: "no such quick phrase",
+    no_quick_match: "no open room plays this: no quick match for it now", already_queued: "you are queued already",
+    not_queued: "you are not in the queue (your table may be forming)", bots_not_yet: "bots are offered after a little more waiting",
   },
 };
 

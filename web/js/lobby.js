@@ -9,6 +9,7 @@ import { chatBox } from "./chat.js";
 import { roomName, ruleText, t, unratedText, variantName } from "./i18n.js";
 import { paceSelect, preferredPace } from "./pace.js";
 import { profileLink } from "./profile.js";
+import { quickCard } from "./quick.js";
 import { changed, store, variantEntry } from "./store.js";
 import { playerName } from "./seats.js";
 import { openTable } from "./table.js";
@@ -188,6 +189,7 @@ export function lobbyView() {
         <h2>${t("lobby")}</h2><p class="sub">${t("lobbyNote")}</p>
         <button id="play-now" class="primary big" @click=${() => playNow(null)}>${t("playNow")}${quick ? ` · ${variantName(quick)}` : ""}</button>
       </section>
+      ${quickCard()}
       ${lobby ? lobby.rooms.map(roomCard) : html`<p>…</p>`}
     </div>
     ${sidebar()}

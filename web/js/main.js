@@ -16,6 +16,7 @@ import { openProfile, profileView } from "./profile.js";
 import { openReplay, replayKey, replayView } from "./replay.js";
 import { openRules, rulesView } from "./rules.js";
 import { guideOffer, guideView, openGuide } from "./guide.js";
+import { quickMessage, quickReconnected } from "./quick.js";
 import { changed, notify, onChange, store } from "./store.js";
 import { muted, toggleMute } from "./sounds.js";
 import { closeTable, openTable, tableMessage, tableView, tick, yourTurnNow } from "./table.js";
@@ -54,6 +55,8 @@ function onMessage(m) {
     }
   } else if (m.type === "marks") {
     marksMessage(m);
+  } else if (m.type === "queue_status" || m.type === "matched" || m.type === "unqueued") {
+    quickMessage(m);
   } else if (m.type === "muted") {
     notify(errorText({ code: "muted" }));
   }
@@ -87,6 +90,7 @@ async function start() {
     status: (status, code) => {
       store.crowded = code === 4429; // closed for too many sockets of this user: says so
       if (status === "online" && store.connection === "offline") {
+        quickReconnected(); // the closed socket's place in the queue went with it
         store.backOnline = true; // says so for a moment
         setTimeout(() => { store.backOnline = false; changed(); }, 2500);
       }

@@ -9,6 +9,7 @@ export const store = {
   boards: new Map(), // board key -> board data (GET /api/boards/KEY)
   table: null, // the open table (table.js)
   replay: null, // the open replay (replay.js)
+  quick: null, // the wait in quick match (quick.js)
   chat: [], // chat lines received
   notice: null, // { text, kind: "error" | "info", view }
   modal: null, // { text, confirm, onConfirm }

@@ -9,6 +9,7 @@ import { bestGeometry, boardView, scrollZoom, UNIT, zoomOf } from "./board.js";
 import { chatBox } from "./chat.js";
 import { deploying, deployTools, confirmButton, draftPieces, followDeployment, problemMarks, swap } from "./deploy.js";
 import { commitmentLine, dealStations, fairBox, rememberTable } from "./fairness.js";
+import { rememberSeats, seatBox } from "./seatdraw.js";
 import { endingText } from "./ending.js";
 import { clearHighlights, queueHighlight } from "./highlights.js";
 import { rankLabel, roomName, ruleText, t, unratedText, variantName } from "./i18n.js";
@@ -90,6 +91,7 @@ export function tableMessage(m) {
   if (was?.phase !== now?.phase || (now?.phase === "playing" && was.to_move !== now.to_move)) tbl.selected = null;
   if (followDeployment(tbl)) tbl.autoZoom = true;
   rememberTable(m.snapshot, tbl.events); // what this page saw of the deal (fairness.js)
+  rememberSeats(tbl.id, m.snapshot); // and of a quick-match table's seats (seatdraw.js)
   snapshotArrived(m.snapshot.version);
   changed();
 }
@@ -429,7 +431,7 @@ export function tableView() {
       onReady: again,
       onReplay: () => { location.hash = `#replay/${snap.game_id}`; },
       onLobby: () => leave(tbl),
-      fair: fairBox(tbl.fair, () => fairSource(tbl)),
+      fair: html`${fairBox(tbl.fair, () => fairSource(tbl))}${seatBox(tbl.id, snap)}`,
     })
     : pregameCard(snap);
   return html`<section class=${`table-view${f.stacked ? " stacked" : ""}`} id="table" data-variant=${g?.variant ?? snap.variant}
@@ -453,6 +455,7 @@ export function tableView() {
         ${me === null ? html`<p class="sub">${t("viewFrom")}</p>` : nothing}
         ${commitmentLine(g?.commitment)}
         ${finished && !tbl.showResult ? fairBox(tbl.fair, () => fairSource(tbl)) : nothing}
+        ${finished && tbl.showResult ? nothing : seatBox(tbl.id, snap)}
       </section>
       ${trackerPanel(snap)}
       ${g?.deal?.hand && g.phase === "deploying" && !deploying(tbl) ? html`<section class="card">${handTray(g.deal.hand)}</section>` : nothing}
