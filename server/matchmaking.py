@@ -23,7 +23,7 @@ from dataclasses import asdict, dataclass
 from typing import Any, Protocol
 
 from engine import get_variant
-from server import inbound, outbound, social
+from server import inbound, messages, outbound, social
 from server.broker import Subscription
 from server.config import RoomConfig
 from server.errors import TableError
@@ -253,7 +253,7 @@ class Matchmaker:
                 await self.store.add(w)
             return
         entries = {str(w.user): w.entry for w in group}
-        news = {"table": table_id, "commitment": seats, "entries": entries}
+        news: messages.MatchedNews = {"table": table_id, "commitment": seats, "entries": entries}
         self.lobby.broker.publish(MATCHED_TOPIC, news)
 
     async def seat_group(self, room: str, group: list[Waiting]) -> tuple[str, str]:
@@ -281,7 +281,7 @@ class Matchmaker:
         await self.store.set_partners(pairs, [w.user for w in group])
         return table.id, commitment(seed)
 
-    def _matched(self, news: dict[str, Any]) -> None:
+    def _matched(self, news: messages.MatchedNews) -> None:
         """A table was formed (by this process or another): its sockets here hear so."""
         for user_text, entry in news["entries"].items():
             ticket = self.local.get(int(user_text))

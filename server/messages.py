@@ -166,6 +166,16 @@ class Answer(TypedDict):
 NodeMessage = Annotated[Call | Answer, Field(discriminator="kind")]
 
 
+class MatchedNews(TypedDict):
+    """Quick match formed a table (``server.matchmaking``, topic ``quick:matched``): the
+    process holding each player's waiting socket tells it. ``entries``: user id -> the wait's
+    entry id; ``commitment``: of the table's seat draw."""
+
+    table: str
+    commitment: str
+    entries: dict[str, str]
+
+
 # --- checked on receipt ---------------------------------------------------------------------------
 
 _CHECKS: dict[str, TypeAdapter[Any]] = {
@@ -175,6 +185,7 @@ _CHECKS: dict[str, TypeAdapter[Any]] = {
     "user:": TypeAdapter(UserNotice),
     "chat:": TypeAdapter(outbound.Chat),
     "node:": TypeAdapter(NodeMessage),
+    "quick:": TypeAdapter(MatchedNews),
 }
 
 

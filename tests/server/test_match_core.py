@@ -94,9 +94,11 @@ def test_the_draw_skips_orders_that_repeat_partners() -> None:
         assert plain == [sorted(names)[k] for k in permutation(seed, 4)]
         # the partners of this draw were partners last time: another order is drawn
         last = {frozenset((plain[0], plain[2])), frozenset((plain[1], plain[3]))}
-        seated, attempt = draw_seats(
-            seed, names, SIGUO_TEAMS, lambda a, b, last=last: {a, b} in last
-        )
+
+        def repeats(a: str, b: str, last: set[frozenset[str]] = last) -> bool:
+            return frozenset((a, b)) in last
+
+        seated, attempt = draw_seats(seed, names, SIGUO_TEAMS, repeats)
         assert attempt > 0
         assert {seated[0], seated[2]} not in last and {seated[1], seated[3]} not in last
         assert seated == [sorted(names)[k] for k in permutation(seed, 4, attempt)]

@@ -83,7 +83,7 @@ def play_out(players: list[Player], table: str) -> dict[str, Any]:
 
 def test_four_players_are_seated_by_the_committed_draw(tmp_path: Path, addressed: None) -> None:
     with app(tmp_path) as client, ExitStack() as stack:
-        players = [connect(stack, client, name, address=name) for name in ("dan", "cai", "bo", "ann")]
+        players = [connect(stack, client, n, address=n) for n in ("dan", "cai", "bo", "ann")]
         statuses = [queue(p) for p in players]
         first = statuses[0]
         assert (first["variant"], first["mode"], first["band"]) == ("siguo", "hidden", "beginner")
