@@ -95,6 +95,10 @@ class Matchmaker:
         self.tasks: list[asyncio.Task[None]] = []
         self.forming: set[asyncio.Task[None]] = set()
         self.subscription: Subscription | None = None
+        # as last read (``check_tickets``): players waiting by variant and mode, and the
+        # commitment of the next seat seed
+        self.counts: dict[tuple[str, str], int] = {}
+        self.commitment = ""
 
     async def start(self) -> None:
         self.subscription = self.lobby.broker.subscribe(MATCHED_TOPIC, self._matched)
@@ -134,7 +138,9 @@ class Matchmaker:
         if not await self.store.add(waiting):
             raise TableError("already_queued", "you are waiting for a table already")
         self.local[user.id] = Ticket(who, waiting)
-        await self.send_status(self.local[user.id], await self.sizes(), time.time())
+        if not self.commitment:
+            self.commitment = commitment(await self.store.next_seed())
+        await self.send_status(self.local[user.id], time.time())
 
     async def leave(self, who: Queuer) -> bool:
         """Take ``who``'s ticket out of the queue; whether it had one."""
@@ -179,16 +185,19 @@ class Matchmaker:
             except Exception:  # Redis away a moment, say: the next round tries again
                 log.warning("quick match round failed", exc_info=True)
 
-    async def sizes(self) -> dict[tuple[str, str], int]:
+    async def read_queue(self) -> None:
+        """Count the waiting players and read the next seat commitment (for ``queue_status``)."""
         counts: dict[tuple[str, str], int] = {}
         for w in await self.store.waiting():
             counts[w.variant, w.mode] = counts.get((w.variant, w.mode), 0) + 1
-        return counts
+        self.counts = counts
+        self.commitment = commitment(await self.store.next_seed())
 
     async def check_tickets(self) -> None:
         """Each waiting socket hears how the queue stands; one whose entry is gone, so."""
         states = await self.store.states(list(self.local))
-        sizes, now = await self.sizes(), time.time()
+        await self.read_queue()
+        now = time.time()
         for user, state in states.items():
             ticket = self.local.get(user)
             if ticket is None or state == "taken":
@@ -197,23 +206,21 @@ class Matchmaker:
                 del self.local[user]
                 await ticket.connection.send(outbound.Unqueued(type="unqueued", why="lost"))
             else:
-                await self.send_status(ticket, sizes, now)
+                await self.send_status(ticket, now)
 
-    async def send_status(
-        self, ticket: Ticket, sizes: dict[tuple[str, str], int], now: float
-    ) -> None:
+    async def send_status(self, ticket: Ticket, now: float) -> None:
         w = ticket.waiting
         low, high = band_range(w, now, self.settings.widen_seconds)
         status: outbound.QueueStatus = {
             "type": "queue_status",
             "variant": w.variant,
             "mode": w.mode,
-            "size": max(1, sizes.get((w.variant, w.mode), 0)),
+            "size": max(1, self.counts.get((w.variant, w.mode), 0)),
             "waited": round(now - w.joined, 1),
             "band": BANDS[w.band],
             "bands": [BANDS[low], BANDS[high]],
             "bots": now - w.joined >= self.settings.bots_seconds,
-            "commitment": commitment(await self.store.next_seed()),
+            "commitment": self.commitment,
         }
         await ticket.connection.send(status)
 
@@ -267,6 +274,7 @@ class Matchmaker:
             return last.get(by_name[a].user) == by_name[b].user
 
         seed = await self.store.use_seed()
+        self.commitment = commitment(await self.store.next_seed())  # the next one's, as shown
         seated, attempt = draw_seats(seed, by_name, teams, repeats)
         names = sorted(by_name)
         repeated = [[a, b] for i, a in enumerate(names) for b in names[i + 1 :] if repeats(a, b)]
