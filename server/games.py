@@ -12,6 +12,7 @@ from sqlalchemy import select
 from engine import Event, GameRecord, GameState, history, open_pieces, view
 from server import marks
 from server.accounts import NO_NUL, NOT_FOUND, REFUSALS, CurrentUser, Session
+from server.match_core import SeatDraw
 from server.models import Game, GameSeat, User
 
 router = APIRouter(prefix="/api/games", tags=["games"])
@@ -69,7 +70,16 @@ async def summary(game_id: GameId, session: Session) -> dict[str, Any]:
         "players": await _players(session, game.id),
         "result": json.loads(game.result) if finished and game.result else None,
         "steps": len(json.loads(game.record)["actions"]) if finished and game.record else None,
+        "seat_draw": _seat_draw(game.seat_draw, finished),
     }
+
+
+def _seat_draw(kept: str | None, finished: bool) -> dict[str, Any] | None:
+    """A quick-match game's seat draw (docs/protocol.md, "Quick match"): its seed once over."""
+    if kept is None:
+        return None
+    draw = SeatDraw(**json.loads(kept))
+    return draw.shown(finished)
 
 
 async def _players(session: Session, game_id: str) -> list[dict[str, Any]]:

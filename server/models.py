@@ -178,6 +178,9 @@ class Game(Base):
     # points between the same accounts diminish within a day (``server.store``)
     players_key: Mapped[str | None] = mapped_column(String(255), index=True)
     rated: Mapped[bool | None] = mapped_column()
+    # a quick-match game's seat draw (``server.match_core.SeatDraw`` as JSON, its seed in it):
+    # shown, seed and all, once the game is over (``server.games``)
+    seat_draw: Mapped[str | None] = mapped_column(Text)
 
 
 class GameSeat(Base):

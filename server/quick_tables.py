@@ -4,10 +4,12 @@ Run in the table's actor, on whichever process runs the table (``Lobby.run``).""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from server.errors import TableError
 from server.match_core import SeatDraw
+from server.models import Game
 from server.seating import SeatInfo
 from server.tables import Table
 
@@ -30,3 +32,9 @@ async def seat_matched(table: Table, players: list[dict[str, Any]], draw: dict[s
     table.seat_draw = SeatDraw(**draw)
     table.seats_changed()
     await table.start_if_ready()
+    if table.game_id is not None:  # kept with the game, for its replay's 验证座位
+        async with table.services.store.sessions() as session:
+            game = await session.get(Game, table.game_id)
+            if game is not None:
+                game.seat_draw = json.dumps(draw, ensure_ascii=False)
+                await session.commit()

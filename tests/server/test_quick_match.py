@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from server import realtime
+from server import realtime, social
 from server.app import create_app
 from server.match_core import commitment, permutation
 from tests.server.conftest import make_settings, register
@@ -102,8 +102,12 @@ def test_four_players_are_seated_by_the_committed_draw(tmp_path: Path, addressed
         assert snapshot["status"] == "playing"  # all seated and ready: it started
         seated = [s["name"] for s in snapshot["seats"]]
         assert sorted(seated) == snapshot["seat_draw"]["players"]
+        summary = f"/api/games/{snapshot['game_id']}"
+        kept = client.get(summary).json()["seat_draw"]  # kept with the game, for its replay
+        assert kept["seed"] is None and kept["commitment"] == news[0]["commitment"]
         drawn = seats_drawn(play_out(players, table)["seat_draw"])
         assert seated == drawn
+        assert seats_drawn(client.get(summary).json()["seat_draw"]) == drawn
         first_partners = {frozenset((drawn[0], drawn[2])), frozenset((drawn[1], drawn[3]))}
         # again, the same four: nobody is anybody's partner twice in a row
         for p in players:
@@ -182,3 +186,25 @@ def test_accounts_sharing_an_address_never_meet_at_a_rated_table(
         assert not any(m["type"] == "matched" for m in home[1].received)
         bob.request({"type": "open", "table": table})
         assert bob.snapshot is not None and bob.snapshot["rated"] is True
+
+
+def test_players_who_block_each_other_are_never_matched(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with app(tmp_path) as client, ExitStack() as stack:
+        ann, bob = connect(stack, client, "ann"), connect(stack, client, "bob")
+        ids = {p.name: p.received[0]["user"]["id"] for p in (ann, bob)}
+        pair = frozenset(ids.values())
+
+        async def blocked(sessions: object, users: object) -> set[frozenset[int]]:
+            return {pair}
+
+        monkeypatch.setattr(social, "blocked_pairs", blocked)
+        queue(ann, "liangguo")
+        queue(bob, "liangguo")
+        for _ in range(3):
+            ann.until(lambda m: m["type"] == "queue_status")
+        assert not any(m["type"] == "matched" for p in (ann, bob) for m in p.received)
+        cai = connect(stack, client, "cai")
+        queue(cai, "liangguo")
+        assert matched(cai)["table"] == matched(ann)["table"]

@@ -79,6 +79,14 @@ def test_four_pages_are_matched_at_one_table_and_verify_their_seats(
         page.click("#verify-seats")
         page.wait_for_selector("#seats-result[data-ok='true']")
     shot(pages[0], "quick-verified-desktop")
+    # the replay checks the same, from the draw kept with the game
+    page = pages[1]
+    page.goto(f"{server}/#replay/{snapshot['game_id']}")
+    page.wait_for_selector("#replay #verify-seats")
+    page.click("#verify-seats")
+    page.wait_for_selector("#seats-result[data-ok='true']")
+    resize(page, PHONE)
+    shot(page, "quick-replay-verified-phone")
     for page in pages:
         page.context.close()
 

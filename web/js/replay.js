@@ -7,6 +7,7 @@
 import { html, nothing } from "../vendor/lit-html/lit-html.js";
 import { bestGeometry, boardView, scrollZoom, zoomOf } from "./board.js";
 import { dealStations, fairBox } from "./fairness.js";
+import { seatBox } from "./seatdraw.js";
 import { errorText, rankLabel, t, variantName } from "./i18n.js";
 import { deadLink, logList } from "./log.js";
 import { drawMarks } from "./marks.js";
@@ -261,7 +262,9 @@ export function replayView() {
     </div>
     <aside class="side">
       ${r.summary?.seed ? html`<section class="card fair-card"><h3>${t("fairTitle")}</h3>
-        ${fairBox(r.fair, () => fairSource(r), { commitment: r.summary.commitment })}</section>` : nothing}
+        ${fairBox(r.fair, () => fairSource(r), { commitment: r.summary.commitment })}
+        ${seatBox(r.id, r.summary.seat_draw && { seat_draw: r.summary.seat_draw, game: g,
+          seats: r.summary.players.map((p) => ({ name: p.name })) })}</section>` : nothing}
       ${trackerCard(g, caps, (seat) => nameOf(r, seat))}
       <section class="card"><h3>${t("history")}</h3>
         ${logList(events, who, { pick: (line) => { stop(); go(line.ply); } }, r.step, Infinity)}</section>
