@@ -39,6 +39,7 @@ from server.match_core import (
 )
 from server.models import User
 from server.queue_store import MemoryQueue, QueueStore, RedisQueue
+from server.quick_tables import keep_draws
 from server.tasks import cancel
 
 MATCHED_TOPIC = "quick:matched"  # a table was formed: every process tells its sockets
@@ -99,6 +100,7 @@ class Matchmaker:
         # commitment of the next seat seed
         self.counts: dict[tuple[str, str], int] = {}
         self.commitment = ""
+        self.draws: list[tuple[str, dict[str, Any]]] = []  # of games begun, to keep with them
 
     async def start(self) -> None:
         self.subscription = self.lobby.broker.subscribe(MATCHED_TOPIC, self._matched)
@@ -243,12 +245,18 @@ class Matchmaker:
                 made.append(self.make_table(group))
         # a few at a time: each is a few writes to the database
         for start in range(0, len(made), 16):
-            await asyncio.gather(*made[start : start + 16])
+            formed = await asyncio.gather(*made[start : start + 16])
+            draws, self.draws = self.draws, []
+            await keep_draws(self.lobby.store.sessions, draws)  # before anyone hears
+            for news in formed:
+                if news is not None:
+                    self.lobby.broker.publish(MATCHED_TOPIC, news)
 
-    async def make_table(self, group: list[Waiting]) -> None:
-        """Take ``group`` out of the queue, seat it at a new table of its room by the draw."""
+    async def make_table(self, group: list[Waiting]) -> messages.MatchedNews | None:
+        """Take ``group`` out of the queue, seat it at a new table of its room by the draw;
+        the news to tell its players (None if it was not made)."""
         if not await self.store.take(group):
-            return  # one of them left meanwhile
+            return None  # one of them left meanwhile
         first = group[0]
         try:
             room, _ = self.room_for(first.variant, first.mode)
@@ -258,10 +266,9 @@ class Matchmaker:
             await self.store.done([w.user for w in group])
             for w in group:
                 await self.store.add(w)
-            return
+            return None
         entries = {str(w.user): w.entry for w in group}
-        news: messages.MatchedNews = {"table": table_id, "commitment": seats, "entries": entries}
-        self.lobby.broker.publish(MATCHED_TOPIC, news)
+        return {"table": table_id, "commitment": seats, "entries": entries}
 
     async def seat_group(self, room: str, group: list[Waiting]) -> tuple[str, str]:
         """A new table of ``room`` with ``group`` seated by the draw; its id and the draw's
@@ -283,7 +290,9 @@ class Matchmaker:
         for p in players:
             p["user"] = by_name[p["name"]].user
         table = await self.lobby.create_table(room, quick=True)
-        await self.lobby.run(table.id, "seat_matched", players=players, draw=draw)
+        ran = await self.lobby.run(table.id, "seat_matched", players=players, draw=draw)
+        if ran["result"] is not None:
+            self.draws.append((ran["result"], draw))
         user = [by_name[name].user for name in seated]
         pairs = [(user[a], user[b]) for a, b in partner_pairs(teams)]
         await self.store.set_partners(pairs, [w.user for w in group])

@@ -7,6 +7,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
 from server.errors import TableError
 from server.match_core import SeatDraw
 from server.models import Game
@@ -14,9 +16,12 @@ from server.seating import SeatInfo
 from server.tables import Table
 
 
-async def seat_matched(table: Table, players: list[dict[str, Any]], draw: dict[str, Any]) -> None:
+async def seat_matched(
+    table: Table, players: list[dict[str, Any]], draw: dict[str, Any]
+) -> str | None:
     """Seat ``players`` (seat by seat: ``user``, ``name``, ``points``, ``address``,
-    ``device``), each ready, keep the seat ``draw`` (``SeatDraw``'s fields) and start."""
+    ``device``), each ready, keep the seat ``draw`` (``SeatDraw``'s fields) and start; the
+    game's id."""
     if table.in_game:
         raise TableError("game_running", "seats change only between games")
     for seat, p in enumerate(players):
@@ -32,9 +37,19 @@ async def seat_matched(table: Table, players: list[dict[str, Any]], draw: dict[s
     table.seat_draw = SeatDraw(**draw)
     table.seats_changed()
     await table.start_if_ready()
-    if table.game_id is not None:  # kept with the game, for its replay's 验证座位
-        async with table.services.store.sessions() as session:
-            game = await session.get(Game, table.game_id)
+    return table.game_id
+
+
+async def keep_draws(
+    sessions: async_sessionmaker[AsyncSession], draws: list[tuple[str, dict[str, Any]]]
+) -> None:
+    """Keep the seat draws of new games with them (game id, draw), for their replays' 验证座位:
+    the tables formed in one round at once, in one transaction."""
+    if not draws:
+        return
+    async with sessions() as session:
+        for game_id, draw in draws:
+            game = await session.get(Game, game_id)
             if game is not None:
                 game.seat_draw = json.dumps(draw, ensure_ascii=False)
-                await session.commit()
+        await session.commit()
