@@ -247,7 +247,10 @@ class Matchmaker:
         for start in range(0, len(made), 16):
             formed = await asyncio.gather(*made[start : start + 16])
             draws, self.draws = self.draws, []
-            await keep_draws(self.lobby.store.sessions, draws)  # before anyone hears
+            try:  # before anyone hears; without it, only the replay cannot check the seats
+                await keep_draws(self.lobby.store.sessions, draws)
+            except Exception:
+                log.exception("the seat draws of new quick-match games could not be kept")
             for news in formed:
                 if news is not None:
                     self.lobby.broker.publish(MATCHED_TOPIC, news)
