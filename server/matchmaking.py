@@ -261,7 +261,16 @@ class Matchmaker:
         if not await self.store.take(group):
             return None  # one of them left meanwhile
         first = group[0]
+        busy = [w for w in group if self.playing(w.user)]
+        if busy:  # sat down elsewhere since (from another socket): out; the others wait on
+            await self.store.done([w.user for w in group])
+            for w in group:
+                if w not in busy:
+                    await self.store.add(w)
+            return None
         try:
+            for w in group:  # a seat at one table at a time: up from any with no game on
+                await self.lobby.stand_elsewhere(w.user)
             room, _ = self.room_for(first.variant, first.mode)
             table_id, seats = await self.seat_group(room, group)
         except Exception:
@@ -272,6 +281,11 @@ class Matchmaker:
             return None
         entries = {str(w.user): w.entry for w in group}
         return {"table": table_id, "commitment": seats, "entries": entries}
+
+    def playing(self, user: int) -> bool:
+        """Whether the user plays a game at some table now."""
+        entries = self.lobby.entries.values()
+        return any(e.status == "playing" and e.seat_of(user) is not None for e in entries)
 
     async def seat_group(self, room: str, group: list[Waiting]) -> tuple[str, str]:
         """A new table of ``room`` with ``group`` seated by the draw; its id and the draw's

@@ -214,6 +214,8 @@ class Connection:
         limit = inbound.LIMITED.get(type(m))
         if limit is not None and not await getattr(self.limits, limit).admit(user.id):
             raise TableError("rate_limited", f"too many {inbound.RATE_WORDS[limit]}; wait a little")
+        if isinstance(m, inbound.Sit | inbound.PlayNow | inbound.CreateTable):
+            await self.ws.app.state.matchmaker.leave(self)  # seated otherwise: out of the queue
         if isinstance(m, inbound.Ping):
             await self.send(outbound.Pong(type="pong", ref=m.id, at=time.time()))
         elif isinstance(m, inbound.WatchLobby):

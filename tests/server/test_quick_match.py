@@ -208,3 +208,15 @@ def test_players_who_block_each_other_are_never_matched(
         cai = connect(stack, client, "cai")
         queue(cai, "liangguo")
         assert matched(cai)["table"] == matched(ann)["table"]
+
+
+def test_sitting_down_elsewhere_leaves_the_queue(tmp_path: Path) -> None:
+    with app(tmp_path) as client, ExitStack() as stack:
+        ann, bob = connect(stack, client, "ann"), connect(stack, client, "bob")
+        queue(ann, "liangguo")
+        assert ann.request({"type": "play_now", "room": "liangguo-fast"})["type"] == "ok"
+        queue(bob, "liangguo")
+        for _ in range(2):  # rounds go by
+            status = bob.until(lambda m: m["type"] == "queue_status")
+        assert status["size"] == 1  # ann waits no more
+        assert not any(m["type"] == "matched" for m in bob.received)
