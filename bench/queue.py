@@ -34,6 +34,7 @@ import asyncio
 import json
 import tempfile
 import time
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -67,6 +68,7 @@ class Client:
         self.joined = 0.0
         self.matched = 0.0
         self.table: str | None = None
+        self.error: str | None = None  # an error's code, or "lost" (told ``unqueued``)
 
     async def connect(self) -> None:
         url = self.base.replace("http", "ws", 1) + "/ws"
@@ -83,8 +85,10 @@ class Client:
                 self.matched = time.monotonic()
                 self.table = json.loads(raw)["table"]
                 break
-            if '"error"' in raw:
-                raise RuntimeError(raw)
+            if '"error"' in raw or '"unqueued"' in raw:
+                message = json.loads(raw)
+                self.error = message.get("code") or message.get("why")
+                break
         done.set()
 
 
@@ -121,6 +125,7 @@ async def run(bases: list[str], nodes: list[Node], players: int, seconds: float)
         await c.ws.close()
     return {
         "matched": sum(c.table is not None for c in clients),
+        "errors": Counter(c.error for c in clients if c.error),
         "tables": len(tables),
         "full": sum(len(cs) == 4 for cs in tables.values()),
         "p50": quantile(times, 0.5) if times else None,
@@ -164,6 +169,8 @@ def main() -> None:
             if args.database:
                 postgres_database(args.database, create=False)
     print(f"players {args.players} on {args.nodes} node(s): matched {found['matched']}")
+    if found["errors"]:
+        print(f"refused or lost: {dict(found['errors'])}")
     print(f"tables {found['tables']} (of four: {found['full']})")
     print(f"fourth join -> table started: p50 {ms(found['p50'])}, p99 {ms(found['p99'])}, ")
     print(f"  max {ms(found['max'])}; all matched after {found['all']:.1f} s")

@@ -86,6 +86,7 @@ def test_four_pages_are_matched_at_one_table_and_verify_their_seats(
     page.click("#verify-seats")
     page.wait_for_selector("#seats-result[data-ok='true']")
     resize(page, PHONE)
+    page.locator("#seats-result").scroll_into_view_if_needed()
     shot(page, "quick-replay-verified-phone")
     for page in pages:
         page.context.close()
