@@ -263,10 +263,8 @@ class Matchmaker:
         first = group[0]
         busy = [w for w in group if self.playing(w.user)]
         if busy:  # sat down elsewhere since (from another socket): out; the others wait on
-            await self.store.done([w.user for w in group])
-            for w in group:
-                if w not in busy:
-                    await self.store.add(w)
+            await self.store.done([w.user for w in busy])
+            await self.store.give_back([w for w in group if w not in busy])
             return None
         try:
             for w in group:  # a seat at one table at a time: up from any with no game on
@@ -275,9 +273,7 @@ class Matchmaker:
             table_id, seats = await self.seat_group(room, group)
         except Exception:
             log.exception("a quick-match table could not be made: its players wait on")
-            await self.store.done([w.user for w in group])
-            for w in group:
-                await self.store.add(w)
+            await self.store.give_back(group)
             return None
         entries = {str(w.user): w.entry for w in group}
         return {"table": table_id, "commitment": seats, "entries": entries}

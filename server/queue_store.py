@@ -50,6 +50,10 @@ class QueueStore(Protocol):
     async def done(self, users: list[int]) -> None:
         """The taken entries' table is made (or given up): they leave the queue."""
 
+    async def give_back(self, entries: list[Waiting]) -> None:
+        """Taken entries whose table was not made wait on, as they were (never missing
+        meanwhile: a process would take them for lost)."""
+
     async def use_seed(self) -> str:
         """The next seat seed, replaced by a fresh one (whose commitment is shown next)."""
 
@@ -113,6 +117,10 @@ class MemoryQueue:
         for user in users:
             if isinstance(self.entries.get(user), float):
                 del self.entries[user]
+
+    async def give_back(self, entries: list[Waiting]) -> None:
+        for w in entries:
+            self.entries[w.user] = w
 
     async def use_seed(self) -> str:
         seed, self.seed = self.seed, new_seed()
@@ -226,6 +234,13 @@ class RedisQueue:
     async def done(self, users: list[int]) -> None:
         if users:
             await self.redis.hdel(self.entries, *[str(u) for u in users])
+
+    async def give_back(self, entries: list[Waiting]) -> None:
+        if entries:
+            async with self.redis.pipeline(transaction=True) as pipe:
+                for w in entries:
+                    pipe.hset(self.entries, str(w.user), json.dumps(dataclasses.asdict(w)))
+                await pipe.execute()
 
     async def use_seed(self) -> str:
         seed = _text(await self.redis.getset(PREFIX + "seed", new_seed()))
