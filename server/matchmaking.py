@@ -245,6 +245,10 @@ class Matchmaker:
                 made.append(self.make_table(group))
         # a few at a time: each is a few writes to the database
         for start in range(0, len(made), 16):
+            if start and not await self.store.lead(self.node, self.settings.lease_seconds):
+                for late in made[start:]:
+                    late.close()  # another process leads now (this one was too slow)
+                return
             formed = await asyncio.gather(*made[start : start + 16])
             draws, self.draws = self.draws, []
             try:  # before anyone hears; without it, only the replay cannot check the seats
