@@ -111,7 +111,8 @@ async def run(bases: list[str], nodes: list[Node], players: int, seconds: float)
     start = time.monotonic()
     events = [asyncio.Event() for _ in clients]
     tasks = [asyncio.create_task(c.queue(e)) for c, e in zip(clients, events, strict=True)]
-    _, pending = await asyncio.wait(tasks, timeout=seconds)
+    done, pending = await asyncio.wait(tasks, timeout=seconds)
+    failed = Counter(type(t.exception()).__name__ for t in done if t.exception() is not None)
     wall = time.monotonic() - start
     used = [sum(n.ps.cpu_times()[:2]) - before for n, before in zip(nodes, cpu, strict=True)]
     for task in pending:
@@ -125,7 +126,7 @@ async def run(bases: list[str], nodes: list[Node], players: int, seconds: float)
         await c.ws.close()
     return {
         "matched": sum(c.table is not None for c in clients),
-        "errors": Counter(c.error for c in clients if c.error),
+        "errors": Counter(c.error for c in clients if c.error) + failed,
         "tables": len(tables),
         "full": sum(len(cs) == 4 for cs in tables.values()),
         "p50": quantile(times, 0.5) if times else None,
@@ -156,7 +157,12 @@ def main() -> None:
         database = args.database or f"sqlite+aiosqlite:///{workdir / 'queue.db'}"
         if args.database:
             postgres_database(args.database, create=True)
-        env = {**server_env(args, database), "JUNQI_BOT_WORKERS": "1"}
+        env = {
+            **server_env(args, database),
+            "JUNQI_BOT_WORKERS": "1",
+            # connecting thousands takes a while on a busy machine: none is closed as silent
+            "JUNQI_HEARTBEAT_SECONDS": "600",
+        }
         nodes: list[Node] = []
         try:
             for index in range(args.nodes):
