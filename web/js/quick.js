@@ -6,7 +6,7 @@
 
 import { html, nothing } from "../vendor/lit-html/lit-html.js";
 import { command } from "./actions.js";
-import { t, variantName } from "./i18n.js";
+import { errorText, t, variantName } from "./i18n.js";
 import { rememberMatch } from "./seatdraw.js";
 import { changed, notify, store } from "./store.js";
 import { openTable } from "./table.js";
@@ -68,10 +68,17 @@ export function quickMessage(m) {
   changed();
 }
 
-// The socket is back after a break: the old socket's place went with it; queue again.
-export function quickReconnected() {
+// The socket is back after a break: the old socket's place went with it; queue again (the
+// server may not have seen the old socket close yet: already_queued, so once more a little later).
+export async function quickReconnected(tries = 5) {
   const q = store.quick;
-  if (q) join(q.variant, q.mode);
+  if (!q) return;
+  try {
+    await store.socket.send({ type: "queue", variant: q.variant, mode: q.mode });
+  } catch (error) {
+    if (error.code === "already_queued" && tries > 1) setTimeout(() => quickReconnected(tries - 1), 1000);
+    else if (store.quick === q) { store.quick = null; notify(errorText(error)); }
+  }
 }
 
 const modeName = (mode) => t(`mode_${mode}`);
