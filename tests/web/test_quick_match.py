@@ -5,6 +5,7 @@ of the lobby's quick-match card and the queue's panel, in zh and en, desktop and
 
 from __future__ import annotations
 
+import hashlib
 import json
 import time
 from collections.abc import Iterator
@@ -12,6 +13,7 @@ from collections.abc import Iterator
 import pytest
 from playwright.sync_api import Browser, Page
 
+from server.match_core import draw_seats, permutation
 from tests.live import live_server
 from tests.server.sockets import live_socket
 from tests.web.ui import DESKTOP, PHONE, drawn, enter_as_guest, needs_chromium, resize, shot, state
@@ -79,6 +81,10 @@ def test_four_pages_are_matched_at_one_table_and_verify_their_seats(
         page.click("#verify-seats")
         page.wait_for_selector("#seats-result[data-ok='true']")
     shot(pages[0], "quick-verified-desktop")
+    pages[0].click("#lang")
+    drawn(pages[0])
+    assert "Seats verified" in pages[0].inner_text("#seats-result")
+    shot(pages[0], "quick-verified-desktop-en")
     # the replay checks the same, from the draw kept with the game
     page = pages[1]
     page.goto(f"{server}/#replay/{snapshot['game_id']}")
@@ -116,4 +122,47 @@ def test_the_quick_match_card_and_the_queue_in_both_languages(
     page.wait_for_function("() => window.junqi.view === 'table'")
     assert state(page, "quick") is None
     assert state(page, "table.snapshot.rated") is False
+    page.context.close()
+
+
+def test_the_page_draws_seats_as_the_server_does(server: str, browser: Browser) -> None:
+    """web/js/seatdraw.js against server/match_core.py: the permutations of many seeds and
+    attempts, and the check of a draw that skipped an order repeating last game's partners."""
+    page = browser.new_context(viewport=DESKTOP).new_page()
+    page.goto(server)
+    seeds = [f"{n:032x}" for n in range(0, 4000, 97)]
+    found = page.evaluate(
+        """async (seeds) => {
+          const s = await import("/js/seatdraw.js");
+          const out = [];
+          for (const seed of seeds) for (const n of [2, 3, 4]) for (const a of [0, 1])
+            out.push(await s.permutation(seed, n, a));
+          return out;
+        }""",
+        seeds,
+    )
+    assert found == [permutation(seed, n, a) for seed in seeds for n in (2, 3, 4) for a in (0, 1)]
+    names = ["丁", "Bo", "ann", "甲"]
+    seated, _ = draw_seats(seeds[1], names, (0, 1, 0, 1))
+    last = [[seated[0], seated[2]]]  # partners last time: the draw takes another order
+    again, attempt = draw_seats(
+        seeds[1], names, (0, 1, 0, 1), lambda a, b: sorted([a, b]) == sorted(last[0])
+    )
+    assert attempt > 0
+    draw = {
+        "seed": seeds[1],
+        "commitment": hashlib.sha256(f"junqi-seats:{seeds[1]}".encode()).hexdigest(),
+        "players": sorted(names),
+        "attempt": attempt,
+        "repeated": last,
+    }
+    game = {"seats": [{"team": t} for t in (0, 1, 0, 1)]}
+    check = """async ([draw, seats, game]) => {
+      const s = await import("/js/seatdraw.js");
+      return await s.checkSeats(draw, seats, game);
+    }"""
+    result = page.evaluate(check, [draw, again, game])
+    assert result["hash"] and result["order"]
+    assert not page.evaluate(check, [draw, seated, game])["order"]  # the skipped order
+    assert not page.evaluate(check, [{**draw, "attempt": 0}, seated, game])["order"]
     page.context.close()
