@@ -186,9 +186,10 @@ class RedisQueue:
     ``taken:<time>``), ``quick:seed``, the hash ``quick:partners`` and the lease
     ``quick:matcher``."""
 
-    def __init__(self, redis: aioredis.Redis) -> None:
+    def __init__(self, redis: aioredis.Redis, prefix: str = PREFIX) -> None:
         self.redis = redis
-        self.entries = PREFIX + "entries"
+        self.prefix = prefix  # of its keys
+        self.entries = prefix + "entries"
         self.take_script = redis.register_script(_TAKE)
         self.remove_script = redis.register_script(_REMOVE)
         self.lead_script = redis.register_script(_LEAD)
@@ -243,27 +244,27 @@ class RedisQueue:
                 await pipe.execute()
 
     async def use_seed(self) -> str:
-        seed = _text(await self.redis.getset(PREFIX + "seed", new_seed()))
+        seed = _text(await self.redis.getset(self.prefix + "seed", new_seed()))
         return seed or await self.use_seed()
 
     async def next_seed(self) -> str:
-        await self.redis.set(PREFIX + "seed", new_seed(), nx=True)
-        seed = _text(await self.redis.get(PREFIX + "seed"))
+        await self.redis.set(self.prefix + "seed", new_seed(), nx=True)
+        seed = _text(await self.redis.get(self.prefix + "seed"))
         return seed or await self.next_seed()
 
     async def partners(self, users: list[int]) -> dict[int, int]:
         if not users:
             return {}
-        held = await self.redis.hmget(PREFIX + "partners", [str(u) for u in users])
+        held = await self.redis.hmget(self.prefix + "partners", [str(u) for u in users])
         return {u: int(p) for u, p in zip(users, held, strict=True) if p is not None}
 
     async def set_partners(self, pairs: list[tuple[int, int]], users: list[int]) -> None:
         async with self.redis.pipeline(transaction=True) as pipe:
-            pipe.hdel(PREFIX + "partners", *[str(u) for u in users])
+            pipe.hdel(self.prefix + "partners", *[str(u) for u in users])
             for a, b in pairs:
-                pipe.hset(PREFIX + "partners", mapping={str(a): str(b), str(b): str(a)})
+                pipe.hset(self.prefix + "partners", mapping={str(a): str(b), str(b): str(a)})
             await pipe.execute()
 
     async def lead(self, node: str, seconds: float) -> bool:
         ms = str(int(seconds * 1000))
-        return bool(await self.lead_script(keys=[PREFIX + "matcher"], args=[node, ms]))
+        return bool(await self.lead_script(keys=[self.prefix + "matcher"], args=[node, ms]))
