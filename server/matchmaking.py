@@ -38,6 +38,7 @@ from server.match_core import (
     partner_pairs,
 )
 from server.models import User
+from server.points_reader import PointsReader
 from server.queue_store import MemoryQueue, QueueStore, RedisQueue
 from server.quick_tables import keep_draws
 from server.tasks import cancel
@@ -93,6 +94,7 @@ class Matchmaker:
         self.node = node
         self.settings = settings or QuickSettings()
         self.local: dict[int, Ticket] = {}  # user id -> the ticket of its socket here
+        self.points = PointsReader(lobby.store.points)
         self.tasks: list[asyncio.Task[None]] = []
         self.forming: set[asyncio.Task[None]] = set()
         self.subscription: Subscription | None = None
@@ -132,7 +134,7 @@ class Matchmaker:
             raise TableError("already_queued", "you are waiting for a table already")
         _, mode = self.room_for(variant, mode)
         await self.lobby.stand_elsewhere(user.id)  # playing_elsewhere while in a game
-        points = (await self.lobby.store.points(variant, [user.id]))[user.id]
+        points = await self.points.points(variant, user.id)
         waiting = Waiting(
             uuid.uuid4().hex, user.id, user.name, variant, mode, points, time.time(),
             who.address, who.device, self.node,

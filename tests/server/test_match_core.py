@@ -1,8 +1,10 @@
 """Quick match's pure core (``server.match_core``): bands that widen with waiting, who may
-meet, the groups formed, and the seat draw anyone can recompute."""
+meet, the groups formed, and the seat draw anyone can recompute; and the joins' points read
+together (``server.points_reader``)."""
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 
 from server.match_core import (
@@ -15,6 +17,7 @@ from server.match_core import (
     partner_pairs,
     permutation,
 )
+from server.points_reader import PointsReader
 
 SIGUO_TEAMS = (0, 1, 0, 1)
 
@@ -102,3 +105,19 @@ def test_the_draw_skips_orders_that_repeat_partners() -> None:
         assert attempt > 0
         assert {seated[0], seated[2]} not in last and {seated[1], seated[3]} not in last
         assert seated == [sorted(names)[k] for k in permutation(seed, 4, attempt)]
+
+
+def test_points_asked_for_together_are_read_in_one_query() -> None:
+    reads: list[tuple[str, list[int]]] = []
+
+    async def read(variant: str, users: list[int]) -> dict[int, int]:
+        reads.append((variant, sorted(users)))
+        return {u: u * 10 for u in users}
+
+    async def main() -> list[int]:
+        reader = PointsReader(read)
+        asked = [reader.points("siguo", u) for u in (1, 2, 3, 2)] + [reader.points("sanguo", 4)]
+        return list(await asyncio.gather(*asked))
+
+    assert asyncio.run(main()) == [10, 20, 30, 20, 40]
+    assert sorted(reads) == [("sanguo", [4]), ("siguo", [1, 2, 3])]
