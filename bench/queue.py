@@ -32,6 +32,7 @@ if __name__ == "__main__" and not __package__:
 import argparse
 import asyncio
 import json
+import shutil
 import tempfile
 import time
 from collections import Counter
@@ -149,6 +150,7 @@ def main() -> None:
     parser.add_argument("--redis", default=None, help="JUNQI_REDIS_URL (needed for --nodes 2)")
     parser.add_argument("--database", default=None, help="a PostgreSQL URL (for --nodes 2)")
     parser.add_argument("--seconds", type=float, default=300.0, help="the most to wait")
+    parser.add_argument("--logs", type=Path, default=None, help="keep the nodes' logs here")
     args = parser.parse_args()
     if args.nodes > 1 and not (args.redis and args.database):
         raise SystemExit("several nodes share PostgreSQL (--database) and Redis (--redis)")
@@ -172,6 +174,9 @@ def main() -> None:
         finally:
             for node in nodes:
                 stop_node(node)
+                if args.logs:
+                    args.logs.mkdir(parents=True, exist_ok=True)
+                    shutil.copy(node.log, args.logs / node.log.name)
             if args.database:
                 postgres_database(args.database, create=False)
     print(f"players {args.players} on {args.nodes} node(s): matched {found['matched']}")

@@ -22,6 +22,8 @@ import uuid
 from dataclasses import asdict, dataclass
 from typing import Any, Protocol
 
+from redis.exceptions import RedisError
+
 from engine import get_variant
 from server import inbound, messages, outbound, social
 from server.broker import Subscription
@@ -95,6 +97,9 @@ class Matchmaker:
         self.settings = settings or QuickSettings()
         self.local: dict[int, Ticket] = {}  # user id -> the ticket of its socket here
         self.points = PointsReader(lobby.store.points)
+        # the queue's calls of many sockets at once, a few at a time: Redis's connection
+        # pool, shared with the broker and the rate limits, has a bound (100)
+        self.gate = asyncio.Semaphore(16)
         self.tasks: list[asyncio.Task[None]] = []
         self.forming: set[asyncio.Task[None]] = set()
         self.subscription: Subscription | None = None
@@ -139,7 +144,9 @@ class Matchmaker:
             uuid.uuid4().hex, user.id, user.name, variant, mode, points, time.time(),
             who.address, who.device, self.node,
         )  # fmt: skip
-        if not await self.store.add(waiting):
+        async with self.gate:
+            added = await self.store.add(waiting)
+        if not added:
             raise TableError("already_queued", "you are waiting for a table already")
         self.local[user.id] = Ticket(who, waiting)
         if not self.commitment:
@@ -152,7 +159,11 @@ class Matchmaker:
         if ticket is None or ticket.connection is not who:
             return False
         del self.local[who.user.id]
-        await self.store.remove(who.user.id, ticket.waiting.entry)
+        try:
+            async with self.gate:
+                await self.store.remove(who.user.id, ticket.waiting.entry)
+        except RedisError:  # the entry may stay a while: its table goes on without this socket
+            log.warning("quick match: a place could not be given up", exc_info=True)
         return True
 
     async def with_bots(self, who: Queuer) -> str:
@@ -371,10 +382,14 @@ async def quick_command(
 ) -> outbound.Answer | None:
     """A socket's ``queue``, ``unqueue`` or ``queue_bots`` (answered ``ok``; ``queue_bots``
     with the table's id)."""
-    if isinstance(m, inbound.Queue):
-        await matchmaker.join(who, m.variant, m.mode)
-    elif m.type == "unqueue":
-        await matchmaker.leave(who)
-    else:
-        return {"table": await matchmaker.with_bots(who)}
+    try:
+        if isinstance(m, inbound.Queue):
+            await matchmaker.join(who, m.variant, m.mode)
+        elif m.type == "unqueue":
+            await matchmaker.leave(who)
+        else:
+            return {"table": await matchmaker.with_bots(who)}
+    except RedisError:  # Redis away a moment: the socket stays, the client tries again
+        log.warning("quick match: Redis failed", exc_info=True)
+        raise TableError("unavailable", "the queue is away for a moment; try again") from None
     return None
