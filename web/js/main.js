@@ -182,10 +182,18 @@ onChange(() => {
 window.addEventListener("hashchange", route);
 window.addEventListener("resize", changed);
 window.addEventListener("keydown", replayKey);
-setInterval(() => { // clocks
+// The clocks: looked at four times a second, the table redrawn only when a second it shows has
+// changed (a whole redraw four times a second kept a phone's processor busy for nothing).
+let shownSeconds = null;
+setInterval(() => {
   if (store.view !== "table") return;
   tick();
-  changed();
+  const snap = store.table?.snapshot, g = snap?.game, now = store.socket.now();
+  const until = [g?.deadline, ...(g?.seats ?? []).map((s) => s?.raise_flag_by), ...(snap?.seats ?? []).map((s) => s?.away_until),
+    g?.may?.surrender_from].filter((u) => typeof u === "number");
+  // with no clock running, once a second all the same (chat bubbles end, a surrender opens)
+  const seconds = until.length ? until.map((u) => Math.ceil(u - now)).join() : String(Math.floor(now));
+  if (seconds !== shownSeconds) { shownSeconds = seconds; changed(); }
 }, 250);
 document.documentElement.lang = localStorage.getItem("junqi.lang") || "zh";
 window.junqi = store; // for debugging and the browser tests
