@@ -6,8 +6,8 @@
 - No one watches a table where a user is seated who blocks them (a player seated at it watches
   it whatever happens: a block made during a game does not part the players).
 
-The socket reads whom its user blocks at the first chat line it gets and whenever the user's
-topic says the blocks changed (``BlocksNotice``, from ``server.friends``).
+The socket reads whom its user blocks at the first chat line it gets, and follows each change
+the user's topic tells (``BlocksNotice``, from ``server.friends``).
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from server import social
 from server.errors import TableError
 from server.listing import LobbyEntry
 from server.lobby import Lobby
+from server.messages import BlocksNotice
 
 
 class BlockRules:
@@ -28,17 +29,27 @@ class BlockRules:
         self.entries = lobby.entries
         self.user_id = user_id
         self.hidden: set[str] | None = None  # the names of those the user blocks, once read
-
-    async def reload(self) -> None:
-        async with self.sessions() as session:
-            self.hidden = await social.blocked_names(session, self.user_id)
+        self.changes = 0  # notices had: one that comes during a read makes it read again
 
     async def hides(self, line: Any) -> bool:
         """Whether a chat line or phrase (``outbound.Chat``, ``outbound.Phrase``) is of a user
         this one blocks."""
-        if self.hidden is None:
-            await self.reload()
-        return line["from"] in (self.hidden or ())
+        while self.hidden is None:
+            changes = self.changes
+            async with self.sessions() as session:
+                hidden = await social.blocked_names(session, self.user_id)
+            if changes == self.changes:
+                self.hidden = hidden
+        return line["from"] in self.hidden
+
+    def changed(self, notice: BlocksNotice) -> None:
+        """The user blocked or unblocked someone (``server.friends``), on any process."""
+        self.changes += 1
+        if self.hidden is not None:
+            if notice["on"]:
+                self.hidden.add(notice["name"])
+            else:
+                self.hidden.discard(notice["name"])
 
     def _others(self, entry: LobbyEntry | None) -> list[int]:
         if entry is None:

@@ -200,15 +200,17 @@ async def block(body: NameIn, me: Me, session: Session, request: Request) -> Non
     """Block a user: your friendship, requests and follows end, both ways; their chat and
     phrases are hidden from you, and the tables keep you apart."""
     await _changing(request, me)
-    await _do(social.block, session, me, await _target(session, me, body.name, guests=True))
-    _blocks_changed(request, me)
+    other = await _target(session, me, body.name, guests=True)
+    await _do(social.block, session, me, other)
+    _blocks_changed(request, me, other.name, True)
 
 
 @router.delete("/blocks/{name}", status_code=204, response_class=Response)
 async def unblock(name: Name, me: Me, session: Session, request: Request) -> None:
     await _changing(request, me)
-    await _do(social.unblock, session, me, await _target(session, me, name, guests=True))
-    _blocks_changed(request, me)
+    other = await _target(session, me, name, guests=True)
+    await _do(social.unblock, session, me, other)
+    _blocks_changed(request, me, other.name, False)
 
 
 @router.get("/relations/{name}")
@@ -219,7 +221,7 @@ async def relation(name: Name, me: Me, session: Session) -> RelationOut:
     return RelationOut(**found.__dict__)
 
 
-def _blocks_changed(request: Request, me: User) -> None:
-    """The user's sockets, on every process, read whom they block again (chat they hide)."""
-    notice: BlocksNotice = {"type": "blocks"}
+def _blocks_changed(request: Request, me: User, name: str, on: bool) -> None:
+    """The user's sockets, on every process, hide (or show again) the chat of ``name``."""
+    notice: BlocksNotice = {"type": "blocks", "name": name, "on": on}
     request.app.state.broker.publish(user_topic(me.id), notice)

@@ -126,10 +126,12 @@ LoggedOutNotice = TypedDict(
 
 
 class BlocksNotice(TypedDict):
-    """The user blocked or unblocked someone: their sockets read whom they block again
-    (``server.block_rules``); not passed on."""
+    """The user blocked (``on``) or unblocked the user called ``name``: their sockets hide that
+    one's chat, or show it again (``server.block_rules``); not passed on."""
 
     type: Literal["blocks"]
+    name: str
+    on: bool
 
 
 def user_topic(user_id: int) -> str:

@@ -449,7 +449,7 @@ class Connection:
         ``token_hash``) but those of the token named ``except`` (a password change); the
         token's hash is not passed on."""
         if message["type"] == "blocks":  # the user blocked or unblocked someone
-            return await self.blocks.reload()
+            return self.blocks.changed(message)
         if message["type"] == "logged_out":
             mine = message.get("token_hash") in (None, self.token_hash)
             if mine and message.get("except") != self.token_hash:
