@@ -148,7 +148,13 @@ async def start(app: FastAPI, settings: Settings, stack: AsyncExitStack) -> None
     start_signing_in(app, settings, redis, stack)
     # where each user is, for their friends (through Redis for a cluster)
     this_node = cluster.node if cluster is not None else None
-    whereabouts = Whereabouts(app.state.connections, the_lobby.entries, redis, this_node)
+    whereabouts = Whereabouts(
+        app.state.connections,
+        the_lobby.entries,
+        redis,
+        this_node,
+        settings.presence_refresh_seconds,
+    )
     app.state.whereabouts = whereabouts
     whereabouts.start()
     stack.push_async_callback(whereabouts.close)

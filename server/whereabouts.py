@@ -6,9 +6,10 @@ lobby), else ``offline``. Seats come from the lobby's entries, which every proce
 every table; sockets are each process's own. With one process those are read as they are. With
 several, each process writes what its sockets watch to Redis, in a hash per user with a field
 per process (``junqi:<db>:presence:<user id>``), once a second for the users whose sockets
-changed and every ``REFRESH`` seconds for all, each with the time written: a field older than
-``STALE`` is a dead process's and counts for nothing, so a process that dies takes its users
-offline within that time. Losing Redis loses presence only, until the next refresh.
+changed and every ``refresh`` seconds for all (``JUNQI_PRESENCE_REFRESH_SECONDS``, 10), each
+with the time written: a field not written for three times that is a dead process's and counts
+for nothing, so a process that dies takes its users offline within that time. Losing Redis
+loses presence only, until the next refresh.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import math
 import time
 from collections.abc import Collection, Iterable, Mapping
 from typing import Literal, Protocol
@@ -29,8 +31,6 @@ from server.listing import LobbyEntry
 
 log = logging.getLogger("junqi")
 BEAT = 1.0  # seconds between two writes of the users that changed
-REFRESH = 10.0  # seconds between two writes of every user of the process
-STALE = 3 * REFRESH  # a field not written for this long is a dead process's
 
 State = Literal["offline", "online", "watching", "seated", "playing"]
 
@@ -67,11 +67,14 @@ class Whereabouts:
         entries: Mapping[str, LobbyEntry],
         redis: aioredis.Redis | None = None,
         node: str | None = None,
+        refresh: float = 10.0,
     ) -> None:
         self.connections = connections
         self.entries = entries
         self.redis = redis
         self.node = node
+        self.refresh = refresh  # seconds between two writes of every user of the process
+        self.stale = 3 * refresh  # a field not written for this long is a dead process's
         database = redis.connection_pool.connection_kwargs.get("db", 0) if redis else 0
         self.prefix = f"junqi:{database}:presence:"
         self.written: dict[int, frozenset[str]] = {}  # what this process last wrote
@@ -104,7 +107,7 @@ class Whereabouts:
         last_refresh = 0.0
         while True:
             now = time.time()
-            everyone = now - last_refresh >= REFRESH
+            everyone = now - last_refresh >= self.refresh
             try:
                 await self._write(now, everyone)
                 last_refresh = now if everyone else last_refresh
@@ -125,7 +128,7 @@ class Whereabouts:
                 key = self.prefix + str(user_id)
                 value = orjson.dumps({"at": now, "watching": sorted(tables)})
                 pipe.hset(key, str(self.node), value)
-                pipe.expire(key, int(STALE))
+                pipe.expire(key, math.ceil(self.stale))
             for user_id in gone:
                 pipe.hdel(self.prefix + str(user_id), str(self.node))
             await pipe.execute()
@@ -142,7 +145,7 @@ class Whereabouts:
         for user_id, nodes in zip(user_ids, fields, strict=True):
             for node, value in nodes.items():
                 seen = orjson.loads(value)
-                if node != self.node and now - seen["at"] < STALE:
+                if node != self.node and now - seen["at"] < self.stale:
                     found.setdefault(user_id, set()).update(seen["watching"])
         return found
 
