@@ -38,7 +38,7 @@ async function change(method, url, body, where = "panel") {
   try {
     const answer = await store.api.call(method, url, body);
     await load();
-    return answer ?? true;
+    return answer || true; // a 204 answers ""
   } catch (error) {
     if (where === "panel") friends.message = { text: errorText(error), kind: "error" };
     else notify(errorText(error));
@@ -55,7 +55,8 @@ async function addFriend(event) {
   const answer = await change("POST", "/api/friends", { name });
   if (!answer) return;
   input.value = "";
-  friends.message = { text: t(answer.status === "friends" ? "friendMade" : "friendAsked", { name }), kind: "ok" };
+  const message = friends.message = { text: t(answer.status === "friends" ? "friendMade" : "friendAsked", { name }), kind: "ok" };
+  setTimeout(() => { if (friends.message === message) { friends.message = null; changed(); } }, 6000);
   changed();
 }
 
