@@ -19,6 +19,27 @@ from server.messages import BlocksNotice, user_topic
 from server.models import User
 from server.whereabouts import Place
 
+# every code a refusal of these routes names in X-Error-Code (docs/protocol.md lists them; the
+# client has words for each)
+CODES = frozenset(
+    {
+        "registered_only",
+        "blocked",
+        "no_user",
+        "no_request",
+        "not_friends",
+        "not_following",
+        "not_blocked",
+        "already_friends",
+        "already_asked",
+        "already_following",
+        "already_blocked",
+        "self",
+        "guest_user",
+        "rate_limited",
+    }
+)
+
 
 def _answer(description: str) -> dict[str, Any]:
     schema = {

@@ -14,6 +14,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from server.app import create_app
+from server.friends import CODES
 from server.social import blocked_pairs, friends_of
 from tests.server.conftest import make_settings, register
 from tests.server.sockets import Player, signed_in
@@ -193,6 +194,12 @@ def test_changes_are_rate_limited(tmp_path: Path) -> None:
         ann.refused("POST", "/api/blocks", {"name": ben.name}, 429, "rate_limited")
         ann.friends()  # reading is not a change
         ben.call("POST", "/api/follows", {"name": ann.name}, status=204)  # counted per user
+
+
+def test_every_refusal_is_documented() -> None:
+    protocol = (Path(__file__).resolve().parents[2] / "docs" / "protocol.md").read_text()
+    section = protocol[protocol.index("## Friends, follows and blocks") :].split("\n## ", 1)[0]
+    assert {code for code in CODES if f"`{code}`" not in section} == set()
 
 
 # --- presence and blocks over sockets (one process, SQLite) ---------------------------------------
