@@ -36,6 +36,7 @@ CODES = frozenset(
         "already_blocked",
         "self",
         "guest_user",
+        "too_many",
         "rate_limited",
     }
 )
@@ -55,7 +56,7 @@ SOCIAL_REFUSALS: dict[int | str, dict[str, Any]] = REFUSALS | {
         "A guest, or a block stands between the two (X-Error-Code: registered_only, blocked)"
     ),
     404: _answer("No such user, request, friend, follow or block (X-Error-Code)"),
-    409: _answer("Done already (X-Error-Code: already_friends, already_asked, ...)"),
+    409: _answer("Done already, or too many (X-Error-Code: already_friends, too_many, ...)"),
     429: _answer("Too many changes: wait a minute (X-Error-Code: rate_limited)"),
 }
 

@@ -8,6 +8,9 @@ them, and the rules that tie them together (docs/protocol.md, "Friends, follows 
   their friendship, their requests and their follows, both ways. At the tables it keeps the
   two apart (``server.block_rules``), and quick match and invitations ask ``blocked_pairs``.
 
+Each user keeps at most ``MOST`` unanswered requests of their own, follows and blocks of each
+kind (``too_many``): what one account can make the database hold stays bounded.
+
 Guests take no part: only registered users ask, follow or block, and only registered users are
 asked or followed (a guest may be blocked). Refusals are ``SocialError`` with a stable code.
 """
@@ -17,12 +20,15 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 from sqlalchemy import delete, func, or_, select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from server import names
 from server.models import Block, Follow, FriendRequest, Friendship, User, aware
+
+MOST = 200  # a user's own unanswered requests, follows, blocks: at most this many of each
 
 
 class SocialError(Exception):
@@ -116,6 +122,13 @@ async def _blocked_between(session: AsyncSession, a: int, b: int) -> bool:
     return bool(found)
 
 
+async def _room_for(session: AsyncSession, column: Any, me: User, what: str) -> None:
+    """Refuse (``too_many``) one more row of ``column``'s table made by ``me``."""
+    count = await session.scalar(select(func.count()).where(column == me.id))
+    if (count or 0) >= MOST:
+        raise SocialError(409, "too_many", f"you have {MOST} {what} already: undo some first")
+
+
 async def _no_block(session: AsyncSession, me: User, other: User) -> None:
     if await _blocked_between(session, me.id, other.id):
         raise SocialError(403, "blocked", f"you and {other.name} do not meet: a block stands")
@@ -134,6 +147,7 @@ async def ask(session: AsyncSession, me: User, other: User) -> bool:
         return True
     if await session.get(FriendRequest, (me.id, other.id)) is not None:
         raise SocialError(409, "already_asked", f"you asked {other.name} already")
+    await _room_for(session, FriendRequest.asker_id, me, "unanswered requests")
     session.add(FriendRequest(asker_id=me.id, asked_id=other.id))
     await session.commit()
     return False
@@ -166,6 +180,7 @@ async def follow(session: AsyncSession, me: User, other: User) -> None:
     await _no_block(session, me, other)
     if await session.get(Follow, (me.id, other.id)) is not None:
         raise SocialError(409, "already_following", f"you follow {other.name} already")
+    await _room_for(session, Follow.follower_id, me, "follows")
     session.add(Follow(follower_id=me.id, followed_id=other.id))
     await session.commit()
 
@@ -182,6 +197,7 @@ async def block(session: AsyncSession, me: User, other: User) -> None:
     """Block ``other``: their friendship, requests and follows end, both ways."""
     if await session.get(Block, (me.id, other.id)) is not None:
         raise SocialError(409, "already_blocked", f"you block {other.name} already")
+    await _room_for(session, Block.blocker_id, me, "blocks")
     a, b = me.id, other.id
     await session.execute(
         delete(Friendship).where(Friendship.low_id == min(a, b), Friendship.high_id == max(a, b))

@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
+from server import social
 from server.app import create_app
 from server.friends import CODES
 from server.social import blocked_pairs, friends_of
@@ -163,6 +164,17 @@ def test_a_block_ends_everything_between_the_two(api: TestClient) -> None:
     ben.refused("DELETE", f"/api/blocks/{ann.name}", None, 404, "not_blocked")
     assert ben.call("GET", "/api/blocks") == {"blocked": []}
     assert ann.call("POST", "/api/friends", {"name": ben.name}) == {"status": "asked"}
+
+
+def test_each_kind_is_bounded(api: TestClient, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(social, "MOST", 2)
+    ann, others = User(api, "ann"), [User(api, n) for n in ("ben", "cat", "dan")]
+    for path in ("/api/friends", "/api/follows", "/api/blocks"):
+        for other in others[:2]:
+            assert api.post(path, json={"name": other.name}, headers=ann.auth).is_success
+        ann.refused("POST", path, {"name": others[2].name}, 409, "too_many")
+    # answered requests count no more (blocks ended those two)
+    assert ann.call("POST", "/api/friends", {"name": others[2].name}) == {"status": "asked"}
 
 
 def test_the_seam_friends_of_and_blocked_pairs(api: TestClient) -> None:

@@ -27,12 +27,30 @@ def register(base: str, name: str) -> str:
     return str(answer.json()["token"])
 
 
+RECEIVED: dict[int, list[dict[str, Any]]] = {}  # every message each socket got, by id(ws)
+
+
+def receive(ws: ClientConnection) -> dict[str, Any]:
+    message: dict[str, Any] = json.loads(ws.recv(timeout=10))
+    RECEIVED.setdefault(id(ws), []).append(message)
+    return message
+
+
 def request(ws: ClientConnection, message: dict[str, Any]) -> dict[str, Any]:
     ws.send(json.dumps({"id": 1, **message}))
+    while (answer := receive(ws)).get("ref") != 1:
+        pass
+    return answer
+
+
+def lobby_chat(ws: ClientConnection, last: str) -> list[tuple[str, str]]:
+    """The lobby chat lines the socket got (read already, or to come), up to the one that says
+    ``last``."""
     while True:
-        answer: dict[str, Any] = json.loads(ws.recv(timeout=10))
-        if answer.get("ref") == 1:
-            return answer
+        lines = [(m["from"], m["text"]) for m in RECEIVED.get(id(ws), []) if m["type"] == "chat"]
+        if lines and lines[-1][1] == last:
+            return lines
+        receive(ws)
 
 
 def until(check: Callable[[], dict[str, Any]], want: dict[str, Any], seconds: float) -> float:
@@ -75,6 +93,16 @@ def test_presence_across_two_nodes(postgres_url: str, tmp_path: Path) -> None:
                 assert request(b, {"type": "close", "table": table})["type"] == "ok"
                 until(ben_seen_from_one, {"state": "online"}, 3)
             until(ben_seen_from_one, {"state": "offline"}, 3)  # his socket closed
+            # a block made on one node hides the blocked one's chat from the blocker on the other
+            cal = register(one, "cal")
+            with live_socket(two, ann) as a, live_socket(one, cal) as c:
+                assert request(a, {"type": "lobby"})["type"] == "ok"
+                blocked = httpx.post(f"{one}/api/blocks", json={"name": "cal"}, headers=as_ann)
+                assert blocked.status_code == 204
+                said = {"type": "chat", "channel": "lobby"}
+                assert request(c, said | {"text": "hidden"})["type"] == "ok"
+                assert request(a, said | {"text": "mine"})["type"] == "ok"
+                assert lobby_chat(a, "mine") == [("ann", "mine")]
             # a node that dies leaves no one online behind it
             with live_socket(two, ben) as b:
                 assert request(b, {"type": "ping"})["type"] == "pong"

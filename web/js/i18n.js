@@ -419,13 +419,13 @@ Object.assign(ERRORS.zh, {
   registered_only: "注册账号后才能加好友、关注和屏蔽", blocked: "你们之间有屏蔽: 不能同桌、观战、加好友或关注",
   no_request: "对方没有向你发出好友申请", not_friends: "你们不是好友", not_following: "你没有关注此人", not_blocked: "你没有屏蔽此人",
   already_friends: "你们已经是好友了", already_asked: "你已经发过申请了, 等待对方回应", already_following: "你已经关注了此人",
-  already_blocked: "你已经屏蔽了此人", self: "这是你自己", guest_user: "对方是游客: 游客不能加好友或被关注",
+  already_blocked: "你已经屏蔽了此人", too_many: "数量已达上限 (200): 请先撤回或取消一些", self: "这是你自己", guest_user: "对方是游客: 游客不能加好友或被关注",
 });
 Object.assign(ERRORS.en, {
   registered_only: "register to add friends, follow or block", blocked: "a block stands between you: no shared table, watching, friend request or follow",
   no_request: "that player has not asked you", not_friends: "you are not friends", not_following: "you do not follow that player", not_blocked: "you do not block that player",
   already_friends: "you are friends already", already_asked: "you asked already: wait for an answer", already_following: "you follow that player already",
-  already_blocked: "you block that player already", self: "that is you", guest_user: "that player is a guest: guests have no friends or followers",
+  already_blocked: "you block that player already", too_many: "that is the most you may have (200): undo some first", self: "that is you", guest_user: "that player is a guest: guests have no friends or followers",
 });
 
 const FIELDS = {
