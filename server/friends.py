@@ -15,7 +15,7 @@ from pydantic import BaseModel, Field
 from server import social
 from server.accounts import NO_NUL, REFUSALS, CurrentUser, Name, Session, refusal
 from server.limits import RateLimit, SharedRateLimit
-from server.messages import BlocksNotice, user_topic
+from server.messages import BlockedByNotice, BlocksNotice, user_topic
 from server.models import User
 from server.whereabouts import Place
 
@@ -225,6 +225,9 @@ async def block(body: NameIn, me: Me, session: Session, request: Request) -> Non
     other = await _target(session, me, body.name, guests=True)
     await _do(social.block, session, me, other)
     _blocks_changed(request, me, other.name, True)
+    # the blocked one's sockets stop watching the tables where the blocker sits
+    blocked: BlockedByNotice = {"type": "blocked_by", "by": me.id, "table": None}
+    request.app.state.broker.publish(user_topic(other.id), blocked)
 
 
 @router.delete("/blocks/{name}", status_code=204, response_class=Response)

@@ -134,13 +134,23 @@ class BlocksNotice(TypedDict):
     on: bool
 
 
+class BlockedByNotice(TypedDict):
+    """The user ``by`` blocked this user (``table`` None), or is sitting down at ``table``
+    while blocking them: their sockets stop watching where ``by`` sits (``server.block_rules``);
+    not passed on."""
+
+    type: Literal["blocked_by"]
+    by: int
+    table: str | None
+
+
 def user_topic(user_id: int) -> str:
     """The broker topic of one user's sockets."""
     return f"user:{user_id}"
 
 
 UserNotice = Annotated[
-    outbound.Banned | outbound.Muted | LoggedOutNotice | BlocksNotice,
+    outbound.Banned | outbound.Muted | LoggedOutNotice | BlocksNotice | BlockedByNotice,
     Field(discriminator="type"),
 ]
 

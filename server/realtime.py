@@ -81,7 +81,7 @@ class Connection:
         self.opening: dict[str, asyncio.Event] = {}  # tables whose snapshot is on its way
         # chat lines per user, shared by all of the user's sockets
         self.limits: RateLimits = ws.app.state.limits
-        self.blocks = block_rules.BlockRules(lobby, user.id)  # whom the user blocks, or is by
+        self.blocks = block_rules.BlockRules(self, user.id)  # whom the user blocks, or is by
         self.outbox = Outbox(
             ws,
             self.settings.socket_backlog_messages,
@@ -448,8 +448,8 @@ class Connection:
         (``server.accounts``) closes the sockets of its token, or all of the user's (no
         ``token_hash``) but those of the token named ``except`` (a password change); the
         token's hash is not passed on."""
-        if message["type"] == "blocks":  # the user blocked or unblocked someone
-            return self.blocks.changed(message)
+        if message["type"] in ("blocks", "blocked_by"):  # blocks made or undone
+            return await self.blocks.notice(message)
         if message["type"] == "logged_out":
             mine = message.get("token_hash") in (None, self.token_hash)
             if mine and message.get("except") != self.token_hash:

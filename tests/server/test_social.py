@@ -303,3 +303,29 @@ def test_blocks_at_the_table_and_in_chat(sqlite_client: TestClient) -> None:
         ann.call("DELETE", f"/api/blocks/{dan.name}", status=204)
         assert d.request({"type": "phrase", "table": table, "key": "bye"})["type"] == "ok"
         assert words(a, 2)[1]["from"] == dan.name
+
+
+def test_a_blocked_spectator_stops_watching(sqlite_client: TestClient) -> None:
+    client = sqlite_client
+    ann, eve, fay = (User(client, n) for n in ("ann", "eve", "fay"))
+    with ExitStack() as stack:
+        a, e, f = (socket(stack, client, u) for u in (ann, eve, fay))
+        table = a.request({"type": "create_table", "room": "siguo-fast"})["table"]
+        assert a.request({"type": "sit", "table": table, "seat": 0})["type"] == "ok"
+        for spectator in (e, f):
+            assert spectator.request({"type": "open", "table": table})["type"] == "ok"
+        # ann, seated, blocks eve: eve watches no more; fay watches on
+        ann.call("POST", "/api/blocks", {"name": eve.name}, status=204)
+        closed = e.until(lambda m: m["type"] == "closed")
+        assert closed == {"type": "closed", "table": table, "why": "blocked"}
+        assert e.request({"type": "open", "table": table})["code"] == "blocked"
+        # ann blocks fay, then sits down where fay watches: fay watches no more
+        other = f.request({"type": "create_table", "room": "siguo-fast"})["table"]
+        assert f.request({"type": "open", "table": other})["type"] == "ok"
+        ann.call("POST", "/api/blocks", {"name": fay.name}, status=204)
+        closed = f.until(lambda m: m["type"] == "closed")
+        assert closed == {"type": "closed", "table": table, "why": "blocked"}  # ann sits there
+        assert a.request({"type": "sit", "table": other, "seat": 1})["type"] == "ok"
+        closed = f.until(lambda m: m["type"] == "closed")
+        assert closed == {"type": "closed", "table": other, "why": "blocked"}
+        assert f.request({"type": "ping"})["type"] == "pong"
