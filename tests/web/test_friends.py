@@ -48,7 +48,11 @@ def test_friends_panel_presence_and_a_block(server: str, browser: Browser) -> No
     says(ann, "#friends .form-message", f"已向 {ben_name} 发出好友申请")
     says(ann, f"#friends .outgoing li[data-name='{ben_name}']", "等待对方回应")
     ben.wait_for_selector(f"#friends .request[data-name='{ann_name}']")  # polled in
-    ben.locator("#friends").scroll_into_view_if_needed()
+    says(ben, "#to-friends", "1 waiting")  # on a phone, the lobby's top leads to the panel
+    ben.click("#to-friends")
+    ben.wait_for_function(
+        "() => document.querySelector('#friends').getBoundingClientRect().top < innerHeight"
+    )
     shot(ben, "friends-request-phone")
     assert [t for t in small_targets(ben) if "#friends" in t or "accept" in t] == []
     ben.click(f"#friends .request[data-name='{ann_name}'] button.accept")

@@ -110,6 +110,17 @@ export function friendsPanel() {
   </section>`;
 }
 
+// On a narrow screen the panel lies below the rooms: a button at the lobby's top leads to it,
+// with how many friends are online and how many requests wait.
+export function friendsShortcut() {
+  const data = friends.data;
+  if (!registered() || !data) return nothing;
+  const online = data.friends.filter((f) => f.presence.state !== "offline").length;
+  const go = () => document.querySelector("#friends")?.scrollIntoView({ behavior: "smooth" });
+  return html`<button id="to-friends" class="to-friends" @click=${go}>${t("friends")} · ${t("friendsOnline", { n: online, of: data.friends.length })}
+    ${data.incoming.length ? html`<b class="badge">${t("requestsWaiting", { n: data.incoming.length })}</b>` : nothing} ↓</button>`;
+}
+
 // --- the profile page ---------------------------------------------------------------------------
 
 // What I am to the player of the open profile (GET /api/relations/NAME), and mine on my own.

@@ -262,7 +262,7 @@ Object.assign(WORDS.zh, {
   removeFriend: "删除好友", acceptFriend: "接受好友申请", withdrawFriend: "撤回好友申请", follow: "关注", unfollow: "取消关注",
   block: "屏蔽", unblock: "取消屏蔽", isFriend: "你的好友 ·", asksYou: "想加你为好友 ·", followersCount: "{n} 人关注",
   youBlock: "你已屏蔽此人: 看不到他的聊天, 也不和他同桌", blockedUsers: "屏蔽名单", noneBlocked: "你没有屏蔽任何人",
-  tableBlocked: "这桌有玩家屏蔽了你: 不能再观看",
+  tableBlocked: "这桌有玩家屏蔽了你: 不能再观看", requestsWaiting: "{n} 个申请",
 });
 Object.assign(WORDS.en, {
   friends: "Friends", friendsOnline: "{n}/{of} online", friendsGuest: "Register to add friends", noFriends: "No friends yet: add one by name",
@@ -273,7 +273,7 @@ Object.assign(WORDS.en, {
   removeFriend: "Remove friend", acceptFriend: "Accept friend request", withdrawFriend: "Withdraw request", follow: "Follow", unfollow: "Unfollow",
   block: "Block", unblock: "Unblock", isFriend: "Your friend ·", asksYou: "Asks to be your friend ·", followersCount: "{n} followers",
   youBlock: "You block this player: you see none of their chat, nor share a table", blockedUsers: "Blocked players", noneBlocked: "You block nobody",
-  tableBlocked: "A player at this table blocks you: you may watch it no more",
+  tableBlocked: "A player at this table blocks you: you may watch it no more", requestsWaiting: "{n} waiting",
 });
 
 const VARIANTS = {

@@ -6,7 +6,7 @@ import { command } from "./actions.js";
 import { avatar, rankBadge } from "./avatar.js";
 import { ARMY_COLOURS, NEUTRAL } from "./board.js";
 import { chatBox } from "./chat.js";
-import { friendsPanel } from "./friends.js";
+import { friendsPanel, friendsShortcut } from "./friends.js";
 import { roomName, ruleText, t, unratedText, variantName } from "./i18n.js";
 import { paceSelect, preferredPace } from "./pace.js";
 import { profileLink } from "./profile.js";
@@ -189,6 +189,7 @@ export function lobbyView() {
       <section class="card welcome">
         <h2>${t("lobby")}</h2><p class="sub">${t("lobbyNote")}</p>
         <button id="play-now" class="primary big" @click=${() => playNow(null)}>${t("playNow")}${quick ? ` · ${variantName(quick)}` : ""}</button>
+        ${friendsShortcut()}
       </section>
       ${lobby ? lobby.rooms.map(roomCard) : html`<p>…</p>`}
     </div>
