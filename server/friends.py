@@ -6,6 +6,7 @@ and blocks"); every change counts against the user's ``JUNQI_SOCIAL_PER_MINUTE``
 
 from __future__ import annotations
 
+from dataclasses import asdict
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
@@ -243,7 +244,7 @@ async def relation(name: Name, me: Me, session: Session) -> RelationOut:
     """What you are to the user: friends, asked, following, blocking; and their followers."""
     other = await _target(session, me, name, guests=True)
     found = await social.relation(session, me, other)
-    return RelationOut(**found.__dict__)
+    return RelationOut(**asdict(found))
 
 
 def _blocks_changed(request: Request, me: User, name: str, on: bool) -> None:

@@ -24,6 +24,7 @@ from typing import Any
 
 from sqlalchemy import delete, func, or_, select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+from sqlalchemy.sql import Executable
 
 from server import names
 from server.models import Block, Follow, FriendRequest, Friendship, User, aware
@@ -230,13 +231,15 @@ class Named:
     at: datetime
 
 
-async def _named(session: AsyncSession, query: object) -> list[Named]:
-    rows = await session.execute(query)  # type: ignore[call-overload]
+async def _named(session: AsyncSession, query: Executable) -> list[Named]:
+    """The (id, name, time) rows of ``query``, by name."""
+    rows = await session.execute(query)
     found = [Named(i, n, aware(at) or at) for i, n, at in rows]
     return sorted(found, key=lambda n: n.name.casefold())
 
 
 async def friends(session: AsyncSession, user_id: int) -> list[Named]:
+    """``user_id``'s friends, since when."""
     low = (
         select(User.id, User.name, Friendship.since)
         .join(Friendship, Friendship.high_id == User.id)
