@@ -208,6 +208,7 @@ async def follow(body: NameIn, me: Me, session: Session, request: Request) -> No
 
 @router.delete("/follows/{name}", status_code=204, response_class=Response)
 async def unfollow(name: Name, me: Me, session: Session, request: Request) -> None:
+    """Follow the user no more."""
     await _changing(request, me)
     await _do(social.unfollow, session, me, await _target(session, me, name))
 
@@ -233,6 +234,7 @@ async def block(body: NameIn, me: Me, session: Session, request: Request) -> Non
 
 @router.delete("/blocks/{name}", status_code=204, response_class=Response)
 async def unblock(name: Name, me: Me, session: Session, request: Request) -> None:
+    """Block the user no more: their chat shows again; friendship and follows stay ended."""
     await _changing(request, me)
     other = await _target(session, me, name, guests=True)
     await _do(social.unblock, session, me, other)
