@@ -30,6 +30,7 @@ from server import (
     accounts,
     admin,
     admin_rooms,
+    friends,
     games,
     layouts,
     lobby,
@@ -51,6 +52,7 @@ from server.hardening import HardenedApp
 from server.limits import RateLimits
 from server.passwords import Passwords
 from server.store import Store
+from server.whereabouts import Whereabouts
 
 log = logging.getLogger(__name__)
 
@@ -85,6 +87,7 @@ def create_app(settings: Settings | None = None, tune_gc: bool = False) -> FastA
         standings,
         admin,
         admin_rooms,
+        friends,
     ):
         app.include_router(module.router)
     app.include_router(observability.router)
@@ -143,6 +146,18 @@ async def start(app: FastAPI, settings: Settings, stack: AsyncExitStack) -> None
     stack.callback(asyncio.create_task(metrics.watch_loop_lag()).cancel)
     await the_lobby.start()  # the games running when the server stopped go on
     start_signing_in(app, settings, redis, stack)
+    # where each user is, for their friends (through Redis for a cluster)
+    this_node = cluster.node if cluster is not None else None
+    whereabouts = Whereabouts(
+        app.state.connections,
+        the_lobby.entries,
+        redis,
+        this_node,
+        settings.presence_refresh_seconds,
+    )
+    app.state.whereabouts = whereabouts
+    whereabouts.start()
+    stack.push_async_callback(whereabouts.close)
     stack.callback(metrics.collector.watching())
 
 

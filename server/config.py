@@ -119,6 +119,9 @@ class Settings(BaseSettings):
     chat_max_chars: int = 200
     chat_per_minute: int = 20
     phrases_per_minute: int = 10  # quick phrases (快捷语), counted apart from chat lines
+    # how often each process writes its users' presence to Redis (server.whereabouts)
+    presence_refresh_seconds: float = 10.0
+    social_per_minute: int = 20  # changes of friends, follows and blocks, per user (server.friends)
     sign_ins_per_minute: int = 30  # registrations, logins and guest entries per address
     # an IPv6 client counts by its network of this prefix for every per-address rule
     # (server.addresses): one /64 is one home or one server

@@ -51,6 +51,8 @@ CODES = frozenset(
         "empty_chat",
         "muted",
         "unknown_phrase",
+        # blocks (``server.block_rules``)
+        "blocked",
         # moderation (``server.moderation``)
         "not_owner",
         "own_table",

@@ -11,7 +11,8 @@ unknown shape is logged and dropped, never half-read. docs/cluster.md lists them
 - ``tables``: ``EntryNews``, a table's lobby entry changed (``server.listing.LobbyEntry``), or
   None: it is gone;
 - ``rooms``: ``RoomNews``, a room changed in the database;
-- ``user:<id>``: ``UserNotice``, a moderator's word for the user's sockets, or a logout;
+- ``user:<id>``: ``UserNotice``, a moderator's word for the user's sockets, a logout, or a
+  change of whom the user blocks;
 - ``chat:lobby``, ``chat:<table id>``: ``outbound.Chat``;
 - ``node:<name>``: ``NodeMessage``, a table command for the table's owner (``call``), or its
   ``answer``;
@@ -124,13 +125,33 @@ LoggedOutNotice = TypedDict(
 )
 
 
+class BlocksNotice(TypedDict):
+    """The user blocked (``on``) or unblocked the user called ``name``: their sockets hide that
+    one's chat, or show it again (``server.block_rules``); not passed on."""
+
+    type: Literal["blocks"]
+    name: str
+    on: bool
+
+
+class BlockedByNotice(TypedDict):
+    """The user ``by`` blocked this user (``table`` None), or is sitting down at ``table``
+    while blocking them: their sockets stop watching where ``by`` sits (``server.block_rules``);
+    not passed on."""
+
+    type: Literal["blocked_by"]
+    by: int
+    table: str | None
+
+
 def user_topic(user_id: int) -> str:
     """The broker topic of one user's sockets."""
     return f"user:{user_id}"
 
 
 UserNotice = Annotated[
-    outbound.Banned | outbound.Muted | LoggedOutNotice, Field(discriminator="type")
+    outbound.Banned | outbound.Muted | LoggedOutNotice | BlocksNotice | BlockedByNotice,
+    Field(discriminator="type"),
 ]
 
 

@@ -147,7 +147,7 @@ class Muted(TypedDict):
 class Closed(TypedDict):
     type: Literal["closed"]
     table: str
-    why: Literal["idle", "lonely", "room_closed", "lost"]
+    why: Literal["idle", "lonely", "room_closed", "lost", "blocked"]
 
 
 class Banned(TypedDict):

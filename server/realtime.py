@@ -32,7 +32,7 @@ import orjson
 from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 from pydantic import BaseModel, ValidationError
 
-from server import inbound, messages, moderation, outbound
+from server import block_rules, inbound, messages, moderation, outbound
 from server.accounts import token_hash
 from server.addresses import connection_address
 from server.errors import TableError
@@ -81,6 +81,7 @@ class Connection:
         self.opening: dict[str, asyncio.Event] = {}  # tables whose snapshot is on its way
         # chat lines per user, shared by all of the user's sockets
         self.limits: RateLimits = ws.app.state.limits
+        self.blocks = block_rules.BlockRules(self, user.id)  # whom the user blocks, or is by
         self.outbox = Outbox(
             ws,
             self.settings.socket_backlog_messages,
@@ -226,11 +227,13 @@ class Connection:
             )
             return {"table": table.id}
         elif isinstance(m, inbound.OpenTable):
+            await self.blocks.may_watch(m.table)
             await self.open_table(m.table, m.since)
         elif isinstance(m, inbound.CloseTable):
             await self.close_table(m.table)
         elif isinstance(m, inbound.Sit):
             await self.check_escape_ban()
+            await self.blocks.may_sit(m.table)
             await self.lobby.stand_elsewhere(user.id, m.table)
             await self.lobby.run(
                 m.table,
@@ -436,7 +439,8 @@ class Connection:
             seated = table is not None and self.lobby.seat_of(table, self.user.id) is not None
             if (line["channel"] == "table") != seated:
                 return  # players and spectators do not read each other's chat
-        await self.send(line)
+        if not await self.blocks.hides(line):  # nothing of a user this one blocks
+            await self.send(line)
 
     async def notice(self, message: Any) -> None:
         """A moderator's word for this user (``outbound.Banned`` or ``outbound.Muted``, from
@@ -444,6 +448,8 @@ class Connection:
         (``server.accounts``) closes the sockets of its token, or all of the user's (no
         ``token_hash``) but those of the token named ``except`` (a password change); the
         token's hash is not passed on."""
+        if message["type"] in ("blocks", "blocked_by"):  # blocks made or undone
+            return await self.blocks.notice(message)
         if message["type"] == "logged_out":
             mine = message.get("token_hash") in (None, self.token_hash)
             if mine and message.get("except") != self.token_hash:

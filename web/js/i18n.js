@@ -252,6 +252,30 @@ Object.assign(WORDS.en, {
   markClear: "Clear the mark", markClose: "Close", markGuess_bomb: "B?", markGuess_landmine: "M?", markGuess_flag: "F?",
 });
 
+// 好友, 关注, 屏蔽: friends, follows, blocks and presence (friends.js)
+Object.assign(WORDS.zh, {
+  friends: "好友", friendsOnline: "{n}/{of} 在线", friendsGuest: "注册账号后才能加好友", noFriends: "还没有好友: 输入名字加一个",
+  friendRequests: "好友申请", accept: "接受", decline: "拒绝", waitingAnswer: "等待对方回应", withdraw: "撤回",
+  friendName: "玩家名字", addFriend: "加好友", friendAsked: "已向 {name} 发出好友申请", friendMade: "你和 {name} 成了好友",
+  presence_offline: "离线", presence_online: "在线 (大厅)", presence_watching: "旁观中", presence_seated: "在桌旁等待", presence_playing: "对局中",
+  joinFriend: "去他那桌", watchFriend: "去观战",
+  removeFriend: "删除好友", acceptFriend: "接受好友申请", withdrawFriend: "撤回好友申请", follow: "关注", unfollow: "取消关注",
+  block: "屏蔽", unblock: "取消屏蔽", isFriend: "你的好友 ·", asksYou: "想加你为好友 ·", followersCount: "{n} 人关注",
+  youBlock: "你已屏蔽此人: 看不到他的聊天, 也不和他同桌", blockedUsers: "屏蔽名单", noneBlocked: "你没有屏蔽任何人",
+  tableBlocked: "这桌有玩家屏蔽了你: 不能再观看", requestsWaiting: "{n} 个申请",
+});
+Object.assign(WORDS.en, {
+  friends: "Friends", friendsOnline: "{n}/{of} online", friendsGuest: "Register to add friends", noFriends: "No friends yet: add one by name",
+  friendRequests: "Friend requests", accept: "Accept", decline: "Decline", waitingAnswer: "waiting for an answer", withdraw: "Withdraw",
+  friendName: "Player's name", addFriend: "Add friend", friendAsked: "Friend request sent to {name}", friendMade: "You and {name} are friends",
+  presence_offline: "offline", presence_online: "online (lobby)", presence_watching: "watching", presence_seated: "at a table", presence_playing: "playing",
+  joinFriend: "Join", watchFriend: "Watch",
+  removeFriend: "Remove friend", acceptFriend: "Accept friend request", withdrawFriend: "Withdraw request", follow: "Follow", unfollow: "Unfollow",
+  block: "Block", unblock: "Unblock", isFriend: "Your friend ·", asksYou: "Asks to be your friend ·", followersCount: "{n} followers",
+  youBlock: "You block this player: you see none of their chat, nor share a table", blockedUsers: "Blocked players", noneBlocked: "You block nobody",
+  tableBlocked: "A player at this table blocks you: you may watch it no more", requestsWaiting: "{n} waiting",
+});
+
 const VARIANTS = {
   zh: { siguo: "四国军棋", luanzhan: "乱战四国", sandayi: "三打一", sanguo: "三国军棋", liangguo: "二人暗棋", fanqi: "翻棋" },
   en: { siguo: "Four-player Junqi", luanzhan: "Four-player free-for-all", sandayi: "Three against one",
@@ -391,6 +415,20 @@ const ERRORS = {
     unknown_phrase: "no such quick phrase",
   },
 };
+
+// refusals of friends, follows and blocks (friends.js; docs/protocol.md, "Friends, follows and blocks")
+Object.assign(ERRORS.zh, {
+  registered_only: "注册账号后才能加好友、关注和屏蔽", blocked: "你们之间有屏蔽: 不能同桌、观战、加好友或关注",
+  no_request: "对方没有向你发出好友申请", not_friends: "你们不是好友", not_following: "你没有关注此人", not_blocked: "你没有屏蔽此人",
+  already_friends: "你们已经是好友了", already_asked: "你已经发过申请了, 等待对方回应", already_following: "你已经关注了此人",
+  already_blocked: "你已经屏蔽了此人", too_many: "数量已达上限 (200): 请先撤回或取消一些", self: "这是你自己", guest_user: "对方是游客: 游客不能加好友或被关注",
+});
+Object.assign(ERRORS.en, {
+  registered_only: "register to add friends, follow or block", blocked: "a block stands between you: no shared table, watching, friend request or follow",
+  no_request: "that player has not asked you", not_friends: "you are not friends", not_following: "you do not follow that player", not_blocked: "you do not block that player",
+  already_friends: "you are friends already", already_asked: "you asked already: wait for an answer", already_following: "you follow that player already",
+  already_blocked: "you block that player already", too_many: "that is the most you may have (200): undo some first", self: "that is you", guest_user: "that player is a guest: guests have no friends or followers",
+});
 
 const FIELDS = {
   zh: { name: "名字", password: "密码", text: "内容" },

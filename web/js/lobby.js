@@ -1,11 +1,12 @@
-// The lobby 大厅: rooms by variant with their tables, play now with bots, the player's record,
-// the leaderboard, recent games (replays) and the lobby chat.
+// The lobby 大厅: rooms by variant with their tables, play now with bots, the player's friends
+// (friends.js), record, the leaderboard, recent games (replays) and the lobby chat.
 
 import { html, nothing } from "../vendor/lit-html/lit-html.js";
 import { command } from "./actions.js";
 import { avatar, rankBadge } from "./avatar.js";
 import { ARMY_COLOURS, NEUTRAL } from "./board.js";
 import { chatBox } from "./chat.js";
+import { friendsPanel, friendsShortcut } from "./friends.js";
 import { roomName, ruleText, t, unratedText, variantName } from "./i18n.js";
 import { paceSelect, preferredPace } from "./pace.js";
 import { profileLink } from "./profile.js";
@@ -158,6 +159,7 @@ function sidebar() {
   const standings = (store.profile?.standings ?? []).filter((s) => s.wins + s.losses + s.draws > 0 || s.variant === first);
   const escapes = extras.escapes;
   return html`<aside class="side">
+    ${friendsPanel()}
     <section class="card" id="profile"><h3>${t("profile")}</h3>
       <table><thead><tr><th></th><th>${t("points")}</th><th>${t("titleOf")}</th><th>${t("record")}</th></tr></thead>
       <tbody>${standings.map((s) => html`<tr><td>${variantName(s.variant)}</td><td>${s.points}</td><td>${rankBadge(s.title, s.level)}</td><td>${s.wins}/${s.losses}/${s.draws}</td></tr>`)}</tbody></table>
@@ -187,6 +189,7 @@ export function lobbyView() {
       <section class="card welcome">
         <h2>${t("lobby")}</h2><p class="sub">${t("lobbyNote")}</p>
         <button id="play-now" class="primary big" @click=${() => playNow(null)}>${t("playNow")}${quick ? ` · ${variantName(quick)}` : ""}</button>
+        ${friendsShortcut()}
       </section>
       ${lobby ? lobby.rooms.map(roomCard) : html`<p>…</p>`}
     </div>

@@ -48,7 +48,7 @@ function onMessage(m) {
     if (store.table?.id === m.table) { // back to the lobby, where the notice is shown
       closeTable();
       enterLobby();
-      const words = { lost: "tableLost", room_closed: "roomClosed", lonely: "tableLonely" }[m.why] ?? "tableClosed";
+      const words = { lost: "tableLost", room_closed: "roomClosed", lonely: "tableLonely", blocked: "tableBlocked" }[m.why] ?? "tableClosed";
       notify(t(words), m.why === "lost" ? "error" : "info");
       location.hash = "";
     }
