@@ -41,6 +41,14 @@ CODES = frozenset(
         "illegal",
         "illegal_layout",
         "malformed",
+        # friend rooms, invites and rematch (``server.friend_rooms``, ``server.gathering``)
+        "no_code",
+        "wrong_password",
+        "seat_reserved",
+        "watch_refused",
+        "no_user",
+        "blocked",
+        "no_rematch",
         # private marks (``server.marks``)
         "bad_mark",
         "too_many_marks",
