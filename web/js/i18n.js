@@ -252,6 +252,30 @@ Object.assign(WORDS.en, {
   markClear: "Clear the mark", markClose: "Close", markGuess_bomb: "B?", markGuess_landmine: "M?", markGuess_flag: "F?",
 });
 
+// friend rooms (好友房), invites and rematch (gathering.js)
+Object.assign(WORDS.zh, {
+  createFriendRoom: "创建好友房", friendRoom: "好友房", friendRoomNote: "好友房不在大厅里列出: 把房间号或链接发给朋友, 他们就能进来",
+  roomCode: "房间号", enterCode: "输入房间号", join: "加入", passwordOptional: "密码 (可不填)", needPassword: "这个好友房要密码: 请输入密码再加入",
+  reserveSeats: "给好友留座 (填好友的名字)", friendName: "好友的名字", watchSetting: "旁观", watch_anyone: "有链接的人都能看",
+  watch_friends: "只有我的好友能看", watch_nobody: "不许旁观", createRoom: "创建", copyLink: "复制链接", copied: "链接已复制",
+  hasPassword: "有密码", reservedFor: "{n}号座留给 {name}", inviteFriend: "邀请好友", invite: "邀请", inviteSent: "已邀请 {name}",
+  invitedBy: "{name} 邀请你一起下{variant}", arrange: "调座位", arrangeTo: "换到", arrangeGo: "对调",
+  rematchAgreed: "同意再来一局: {names}", rematchNone: "还没有人同意再来一局", rematchRotate: "再来一局 · 换搭档",
+  rematchWithdraw: "不来了", rematchWaiting: "等其他人同意…", rematchRotating: "{n} 人想换搭档 (大家都选才换)",
+  tablePrivate: "好友房的主人不让旁观这局棋", unrated_friend_room: "这个房间的好友房不计分", unratedShort_friend_room: "好友房",
+});
+Object.assign(WORDS.en, {
+  createFriendRoom: "Friend room", friendRoom: "Friend room", friendRoomNote: "Friend rooms are not listed in the lobby: send the code or the link to your friends to let them in",
+  roomCode: "Room code", enterCode: "Room code", join: "Join", passwordOptional: "Password (optional)", needPassword: "This friend room asks for a password: type it and join",
+  reserveSeats: "Keep seats for friends (their names)", friendName: "a friend's name", watchSetting: "Watching", watch_anyone: "anyone with the link",
+  watch_friends: "my friends only", watch_nobody: "nobody", createRoom: "Create", copyLink: "Copy link", copied: "Link copied",
+  hasPassword: "password set", reservedFor: "seat {n} kept for {name}", inviteFriend: "Invite a friend", invite: "Invite", inviteSent: "{name} is invited",
+  invitedBy: "{name} invites you to a game of {variant}", arrange: "Move seats", arrangeTo: "to", arrangeGo: "Swap",
+  rematchAgreed: "Play again: {names}", rematchNone: "Nobody has agreed to play again yet", rematchRotate: "Play again · new partners",
+  rematchWithdraw: "Not again", rematchWaiting: "Waiting for the others…", rematchRotating: "{n} asked for new partners (all must ask)",
+  tablePrivate: "The host lets no one watch this game", unrated_friend_room: "this room's friend rooms are not rated", unratedShort_friend_room: "friend room",
+});
+
 const VARIANTS = {
   zh: { siguo: "四国军棋", luanzhan: "乱战四国", sandayi: "三打一", sanguo: "三国军棋", liangguo: "二人暗棋", fanqi: "翻棋" },
   en: { siguo: "Four-player Junqi", luanzhan: "Four-player free-for-all", sandayi: "Three against one",
@@ -391,6 +415,17 @@ const ERRORS = {
     unknown_phrase: "no such quick phrase",
   },
 };
+
+Object.assign(ERRORS.zh, {
+  no_code: "没有这个房间号的好友房", wrong_password: "密码不对", seat_reserved: "这个座位留给了别的好友",
+  watch_refused: "好友房的主人不让旁观这局棋", no_user: "没有这个名字的玩家", blocked: "无法邀请这位玩家",
+  no_rematch: "对局结束后才能再来一局",
+});
+Object.assign(ERRORS.en, {
+  no_code: "no friend room has this code", wrong_password: "wrong password", seat_reserved: "that seat is kept for another friend",
+  watch_refused: "the host lets no one watch this game", no_user: "no player has that name", blocked: "you cannot invite this player",
+  no_rematch: "a rematch comes after a game",
+});
 
 const FIELDS = {
   zh: { name: "名字", password: "密码", text: "内容" },

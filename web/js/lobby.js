@@ -12,6 +12,7 @@ import { profileLink } from "./profile.js";
 import { changed, store, variantEntry } from "./store.js";
 import { playerName } from "./seats.js";
 import { openTable } from "./table.js";
+import { joinBox, openFriendDialog } from "./gathering.js";
 
 const extras = { leaderboard: [], myGames: [], games: [], escapes: null, loadedAt: 0 };
 
@@ -134,6 +135,7 @@ function roomCard(room) {
     <div class="buttons">
       <button class="play-bots primary" data-room=${room.id} @click=${() => playNow(room.id)}>${t("playBots")}</button>
       <button class="create" data-room=${room.id} @click=${() => create(room.id)}>${t("create")}</button>
+      <button class="create-friend" data-room=${room.id} @click=${() => openFriendDialog(room.id)}>${t("createFriendRoom")}</button>
     </div>
     <details><summary>${t("options")}</summary>
       <form class="options" data-room=${room.id} @submit=${(e) => e.preventDefault()}>
@@ -187,6 +189,7 @@ export function lobbyView() {
       <section class="card welcome">
         <h2>${t("lobby")}</h2><p class="sub">${t("lobbyNote")}</p>
         <button id="play-now" class="primary big" @click=${() => playNow(null)}>${t("playNow")}${quick ? ` · ${variantName(quick)}` : ""}</button>
+        ${joinBox()}
       </section>
       ${lobby ? lobby.rooms.map(roomCard) : html`<p>…</p>`}
     </div>
