@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Iterator
 from contextlib import ExitStack
 from pathlib import Path
@@ -13,7 +14,7 @@ from fastapi.testclient import TestClient
 from server import social
 from server.app import create_app
 from server.config import RoomConfig
-from server.friend_rooms import ALPHABET, CODE_LENGTH
+from server.friend_rooms import ALPHABET, CODE_LENGTH, PrivateRoom
 from tests.server.conftest import make_settings
 from tests.server.sockets import Player
 from tests.server.test_admin import admin
@@ -270,3 +271,14 @@ def test_a_friend_room_is_rated_only_where_its_room_says(tmp_path: Path) -> None
             friend_room(host, room)
             assert host.snapshot is not None and host.snapshot["rated"] is rated
             assert host.snapshot["unrated_because"] == (None if rated else "friend_room")
+
+
+def test_a_friend_room_is_kept_with_its_running_game_as_it_was() -> None:
+    """What a restart or another process takes back (``Table.kept_data``, JSON)."""
+    room = PrivateRoom.make("K7Q2MX", "芝麻开门", {2: " 小明 "}, "friends")
+    room.admitted.update({4, 9})
+    back = PrivateRoom.from_kept(json.loads(json.dumps(room.kept())))
+    assert back == room and back.reserved == {2: "小明"}
+    assert back.password_fits("芝麻开门") and not back.password_fits("芝麻")
+    assert "芝麻开门" not in json.dumps(room.kept())
+    assert PrivateRoom.from_kept(None) is None
