@@ -14,6 +14,7 @@ const WATCHES = ["anyone", "friends", "nobody"];
 
 // The link that opens a friend room from anywhere (a chat app): this page with #join/<code>.
 export const joinLink = (code) => `${location.origin}${location.pathname}#join/${code}`;
+const tableLink = (table) => `${location.origin}${location.pathname}#table/${table}`;
 
 async function copy(text) {
   try {
@@ -130,7 +131,7 @@ export function invitesView() {
   return html`<section class="invites" id="invites">${invites.map((invite) => html`<p class="card invite" data-table=${invite.table}>
     <span>${t("invitedBy", { name: invite.from, variant: variantName(invite.variant) })}</span>
     <button class="primary invite-join" @click=${() => go(invite)}>${t("join")}</button>
-    ${invite.code ? html`<button class="invite-link" @click=${() => copy(joinLink(invite.code))}>${t("copyLink")}</button>` : nothing}
+    <button class="invite-link" @click=${() => copy(invite.code ? joinLink(invite.code) : tableLink(invite.table))}>${t("copyLink")}</button>
     <button class="invite-dismiss" aria-label=${t("close")} @click=${() => dismiss(invite)}>✕</button></p>`)}</section>`;
 }
 
