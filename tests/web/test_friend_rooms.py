@@ -105,4 +105,8 @@ def test_a_friend_room_is_joined_by_its_link_and_played_again(
     host.click("#lang")
     drawn(host)
     shot(host, "friend-room-table-en")
+    # the lobby lists no friend room, but offers the way back to one's own
+    host.click("#to-lobby")
+    host.click("#back-to-friend-room button")
+    host.wait_for_function("() => window.junqi.table?.snapshot?.you === 0")
     assert errors == []

@@ -43,6 +43,27 @@ export async function joinByCode(code, password = null) {
 
 // --- the lobby -----------------------------------------------------------------------------------
 
+// The friend room this page sits at (the lobby does not list it): noted from its snapshots, so
+// that the lobby offers the way back.
+export function noteFriendRoom(snap) {
+  const room = snap.friend_room;
+  const seated = snap.you !== null && snap.you !== undefined;
+  if (room && seated) store.myFriendRoom = { code: room.code, table: snap.id, variant: snap.variant };
+  else if (store.myFriendRoom?.table === snap.id) store.myFriendRoom = null;
+}
+
+export function backToFriendRoom() {
+  const mine = store.myFriendRoom;
+  if (!mine) return nothing;
+  const back = async () => {
+    await joinByCode(mine.code);
+    if (store.view !== "table") store.myFriendRoom = null; // closed meanwhile
+    changed();
+  };
+  return html`<p class="card back-to-game" id="back-to-friend-room">${t("yourFriendRoom", { code: mine.code, variant: variantName(mine.variant) })}
+    <button class="primary" @click=${back}>${t("rejoin")}</button></p>`;
+}
+
 // The 输入房间号 box: a code, and a password if the room asks one.
 export function joinBox() {
   const ask = store.joinAsk;

@@ -262,7 +262,7 @@ Object.assign(WORDS.zh, {
   invitedBy: "{name} 邀请你一起下{variant}", arrange: "调座位", arrangeTo: "换到", arrangeGo: "对调",
   rematchAgreed: "同意再来一局: {names}", rematchNone: "还没有人同意再来一局", rematchRotate: "再来一局 · 换搭档",
   rematchWithdraw: "不来了", rematchWaiting: "等其他人同意…", rematchRotating: "{n} 人想换搭档 (大家都选才换)",
-  tablePrivate: "好友房的主人不让旁观这局棋", unrated_friend_room: "这个房间的好友房不计分", unratedShort_friend_room: "好友房",
+  yourFriendRoom: "你在好友房 {code} ({variant})", tablePrivate: "好友房的主人不让旁观这局棋", unrated_friend_room: "这个房间的好友房不计分", unratedShort_friend_room: "好友房",
 });
 Object.assign(WORDS.en, {
   createFriendRoom: "Friend room", friendRoom: "Friend room", friendRoomNote: "Friend rooms are not listed in the lobby: send the code or the link to your friends to let them in",
@@ -273,7 +273,7 @@ Object.assign(WORDS.en, {
   invitedBy: "{name} invites you to a game of {variant}", arrange: "Move seats", arrangeTo: "to", arrangeGo: "Swap",
   rematchAgreed: "Play again: {names}", rematchNone: "Nobody has agreed to play again yet", rematchRotate: "Play again · new partners",
   rematchWithdraw: "Not again", rematchWaiting: "Waiting for the others…", rematchRotating: "{n} asked for new partners (all must ask)",
-  tablePrivate: "The host lets no one watch this game", unrated_friend_room: "this room's friend rooms are not rated", unratedShort_friend_room: "friend room",
+  yourFriendRoom: "You sit in friend room {code} ({variant})", tablePrivate: "The host lets no one watch this game", unrated_friend_room: "this room's friend rooms are not rated", unratedShort_friend_room: "friend room",
 });
 
 const VARIANTS = {

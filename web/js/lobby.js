@@ -12,7 +12,7 @@ import { profileLink } from "./profile.js";
 import { changed, store, variantEntry } from "./store.js";
 import { playerName } from "./seats.js";
 import { openTable } from "./table.js";
-import { joinBox, openFriendDialog } from "./gathering.js";
+import { backToFriendRoom, joinBox, openFriendDialog } from "./gathering.js";
 
 const extras = { leaderboard: [], myGames: [], games: [], escapes: null, loadedAt: 0 };
 
@@ -186,6 +186,7 @@ export function lobbyView() {
     <div class="rooms">
       ${running.map((table) => html`<p class="card back-to-game" data-table=${table.id}>${t("yourGameOn", { variant: variantName(table.variant) })}
         <button class="primary" @click=${() => openTable(table.id)}>${t("rejoin")}</button></p>`)}
+      ${backToFriendRoom()}
       <section class="card welcome">
         <h2>${t("lobby")}</h2><p class="sub">${t("lobbyNote")}</p>
         <button id="play-now" class="primary big" @click=${() => playNow(null)}>${t("playNow")}${quick ? ` · ${variantName(quick)}` : ""}</button>

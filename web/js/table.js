@@ -18,7 +18,7 @@ import { paceName, paceSelect } from "./pace.js";
 import { handTray, pregameCard } from "./pregame.js";
 import { rulesDialog, showRules } from "./rules.js";
 import { playerName, seatColour, seatPanels } from "./seats.js";
-import { friendRoomCard, rematchBox } from "./gathering.js";
+import { friendRoomCard, noteFriendRoom, rematchBox } from "./gathering.js";
 import { sound } from "./sounds.js";
 import { changed, store } from "./store.js";
 import { trackerPanel } from "./tracker.js";
@@ -91,6 +91,7 @@ export function tableMessage(m) {
   if (was?.phase !== now?.phase || (now?.phase === "playing" && was.to_move !== now.to_move)) tbl.selected = null;
   if (followDeployment(tbl)) tbl.autoZoom = true;
   rememberTable(m.snapshot, tbl.events); // what this page saw of the deal (fairness.js)
+  noteFriendRoom(m.snapshot); // the lobby does not list it: the way back (gathering.js)
   snapshotArrived(m.snapshot.version);
   changed();
 }
