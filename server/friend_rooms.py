@@ -141,18 +141,19 @@ def reserved_for(room: PrivateRoom, name: str) -> bool:
     return any(_name_key(friend) == _name_key(name) for friend in room.reserved.values())
 
 
-async def may_watch(table: Table, user_id: int) -> bool:
-    """Whether the user may watch the table's game without a seat: as its watch setting says
-    (the host's friends: ``social.friends_of``)."""
-    room = table.private
-    if room is None or user_id == table.creator:
-        return True
-    if room.watch == "nobody" or user_id not in room.admitted:
-        return False
-    if room.watch == "friends":
+async def watchers(table: Table, users: Iterable[int]) -> set[int]:
+    """Those of ``users`` who may watch the table's game without a seat, as its watch setting
+    says (the host's friends: ``social.friends_of``, read once)."""
+    room, wanted = table.private, set(users)
+    if room is None:
+        return wanted
+    allowed = {u for u in wanted if u == table.creator}
+    if room.watch == "anyone":
+        allowed |= wanted & room.admitted
+    elif room.watch == "friends":
         friends = await social.friends_of(table.services.store.sessions, table.creator or 0)
-        return user_id in friends
-    return True
+        allowed |= wanted & room.admitted & friends
+    return allowed
 
 
 async def check_open(table: Table, user_id: int) -> None:
@@ -163,7 +164,7 @@ async def check_open(table: Table, user_id: int) -> None:
         return
     if user_id != table.creator and user_id not in room.admitted:
         raise TableError("no_table", f"no table {table.id!r}")  # not even its id is known
-    if table.in_game and not await may_watch(table, user_id):
+    if table.in_game and not await watchers(table, [user_id]):
         raise TableError("watch_refused", "the host lets no one else watch this game")
 
 
@@ -171,13 +172,10 @@ async def show_out(table: Table) -> None:
     """A game starts: the spectators whom the watch setting does not allow stop watching."""
     if table.private is None or not table.in_game:
         return
-    refused = [
-        user
-        for user in table.presence.watching_users()
-        if table.seat_of(user) is None and not await may_watch(table, user)
-    ]
+    spectators = {u for u in table.presence.watching_users() if table.seat_of(u) is None}
+    refused = spectators - await watchers(table, spectators)
     if refused:
-        table.publish(messages.closed(table.id, "private", refused))
+        table.publish(messages.closed(table.id, "private", sorted(refused)))
 
 
 async def join(table: Table, user_id: int, name: str, password: str | None) -> None:
