@@ -66,14 +66,17 @@ def _current(table: Agreeing) -> dict[int, bool]:
 
 
 def shown(table: Agreeing) -> dict[str, Any] | None:
-    """As the table's listing shows it after a game: the seats that agreed, those that asked
-    for a rotation, and whether one is offered; None while no game is finished."""
+    """As the table's listing shows it after a game: the seats that agreed (bots' too), those
+    that asked for a rotation, and whether one is offered; None while no game is finished."""
     if table.status != "finished":
         return None
     agreed = _current(table)
     seats = {user: table.seat_of(user) for user in agreed}
     return {
-        "agreed": sorted(s for s in seats.values() if s is not None),
+        "agreed": sorted(
+            [s for s in seats.values() if s is not None]
+            + [seat for seat, info in enumerate(table.seats) if info.bot]
+        ),
         "rotate": sorted(s for u, s in seats.items() if s is not None and agreed[u]),
         "rotation": rotation_offered(table),
     }

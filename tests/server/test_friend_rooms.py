@@ -282,3 +282,18 @@ def test_a_friend_room_is_kept_with_its_running_game_as_it_was() -> None:
     assert back.password_fits("芝麻开门") and not back.password_fits("芝麻")
     assert "芝麻开门" not in json.dumps(room.kept())
     assert PrivateRoom.from_kept(None) is None
+
+
+def test_bots_agree_to_play_again_at_once(app_client: TestClient) -> None:
+    headers = admin(app_client, "admin-bots")
+    with ExitStack() as stack:
+        (me,) = people(app_client, stack, "fr-bots", 1)
+        table = str(me.request({"type": "create_table", "room": "liangguo"})["table"])
+        seat_all([me], table)
+        assert me.request({"type": "add_bot", "table": table, "seat": 1})["type"] == "ok"
+        ready_all([me], table)
+        dissolved(app_client, [me], table, headers)
+        assert me.snapshot is not None and me.snapshot["rematch"]["agreed"] == [1]
+        version = rematch(me, table)["version"]
+        me.sync(version)
+        assert me.snapshot["status"] == "playing"

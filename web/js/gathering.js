@@ -199,13 +199,12 @@ export function friendRoomCard(snap, tableId) {
   </section>`;
 }
 
-// 再来一局 on the result card: who agreed (bots always do), agree (or with a partner rotation
+// 再来一局 on the result card: who agreed (bots at once), agree (or with a partner rotation
 // where the variant has partners), or withdraw.
 export function rematchBox(snap, tableId) {
   const r = snap.rematch;
   if (!r || snap.you === null || snap.you === undefined) return nothing;
-  const agreed = new Set([...r.agreed, ...snap.seats.filter((s) => s.bot).map((s) => s.seat)]);
-  const names = [...agreed].sort().map((seat) => playerName(snap.seats[seat], seat));
+  const names = r.agreed.map((seat) => playerName(snap.seats[seat], seat)); // bots agree at once
   const mine = r.agreed.includes(snap.you);
   const send = (agree, rotate = false) => command({ type: "rematch", table: tableId, agree, rotate });
   return html`<div class="rematch" id="rematch-box" data-agreed=${r.agreed.join(",")}>
