@@ -137,6 +137,12 @@ def check_reserved(table: Table, seat: int, name: str) -> None:
         raise TableError("seat_reserved", f"seat {seat} is kept for {friend}")
 
 
+def check_bot(table: Table, seat: int) -> None:
+    """A seat kept for a friend takes no bot either."""
+    if table.private is not None and seat in table.private.reserved:
+        raise TableError("seat_reserved", f"seat {seat} is kept for {table.private.reserved[seat]}")
+
+
 def reserved_for(room: PrivateRoom, name: str) -> bool:
     return any(_name_key(friend) == _name_key(name) for friend in room.reserved.values())
 
@@ -210,9 +216,10 @@ async def arrange(table: Table, user_id: int, seat: int, to: int) -> None:
     seating.check_seat(to)
     if seat == to:
         return
-    room = table.private
     for info, place in ((seating.seats[seat], to), (seating.seats[to], seat)):
-        if room is not None and info.name is not None and not info.bot:
+        if info.bot:
+            check_bot(table, place)
+        elif info.name is not None:
             check_reserved(table, place, info.name)
     seats = seating.seats
     seats[seat], seats[to] = seats[to], seats[seat]

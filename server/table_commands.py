@@ -98,6 +98,7 @@ async def add_bot(table: Table, user_id: int, seat: int, level: str = "normal") 
     if level not in LEVELS:
         raise TableError("bad_level", f"a bot level is one of {', '.join(LEVELS)}")
     check_between_games(table)
+    friend_rooms.check_bot(table, seat)
     table.seating.add_bot(seat, level)
     table.seats_changed()
     await start_if_ready(table)

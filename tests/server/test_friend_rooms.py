@@ -127,6 +127,8 @@ def test_a_reserved_seat_takes_its_friend_alone(app_client: TestClient) -> None:
             assert join(p, code)["type"] == "ok"
         refused = other.request({"type": "sit", "table": table, "seat": 2})
         assert refused["code"] == "seat_reserved"
+        refused = host.request({"type": "add_bot", "table": table, "seat": 2})
+        assert refused["code"] == "seat_reserved"
         seat_all([other], table, 1)
         seat_all([friend], table, 2)
         # the host arranges partners: the seats move, but never a stranger onto a kept seat
