@@ -9,6 +9,7 @@ and an invite reaches every socket of the invitee on every process (their user t
 
 from __future__ import annotations
 
+import contextlib
 import time
 from typing import TYPE_CHECKING
 
@@ -75,6 +76,15 @@ async def create_table(connection: Connection, m: inbound.CreateTable) -> outbou
     if private is None:
         return {"table": table.id}
     return {"table": table.id, "code": private.code}
+
+
+async def shown_out(connection: Connection, table_id: str) -> None:
+    """The socket was shown out of a friend room's game (``friend_rooms.show_out``): the table
+    counts it among its spectators no more."""
+    with contextlib.suppress(TableError):  # gone, or moving: it counts us no more
+        await connection.lobby.run(
+            table_id, "close_for", user_id=connection.user.id, socket=connection.id
+        )
 
 
 def table_of_code(connection: Connection, code: str) -> str:

@@ -327,10 +327,7 @@ class Connection:
             if self.user.id in news.get("users", [self.user.id]) and self.stop_watching(table_id):
                 await self.send(outbound.Closed(type="closed", table=table_id, why=news["why"]))
                 if news["why"] == "private":  # shown out of a friend room's game, which goes on
-                    with contextlib.suppress(TableError):
-                        await self.lobby.run(
-                            table_id, "close_for", user_id=self.user.id, socket=self.id
-                        )
+                    await gathering.shown_out(self, table_id)
             return
         opening = self.opening.get(table_id)
         if opening is not None:

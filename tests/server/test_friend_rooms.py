@@ -174,6 +174,16 @@ def test_the_watch_setting_is_enforced(
                 shown_out = p.until(lambda m: m["type"] == "closed")
                 assert shown_out == {"type": "closed", "table": table, "why": "private"}
                 assert p.request({"type": "open", "table": table})["code"] == "watch_refused"
+        # those shown out count among the spectators no more
+        host, watching = players[0], len(allowed[watch])
+        if watch != "anyone":  # else nobody left: no update to wait for
+            host.until(lambda m: m["type"] == "update" and spectators(host) == watching)
+        assert spectators(host) == watching
+
+
+def spectators(player: Player) -> int:
+    assert player.snapshot is not None
+    return int(player.snapshot["spectators"])
 
 
 def rematch(player: Player, table: str, rotate: bool = False) -> dict[str, Any]:
