@@ -71,6 +71,10 @@ def test_a_friend_room_is_joined_by_its_link_and_played_again(
     shot(friend, "friend-room-phone")
     assert small_controls(friend, "#friend-room") == []
 
+    # the host swaps the two seats, and back (seat 1 and seat 2 are chosen to start with)
+    for seat in (1, 0):
+        host.click("#arrange button[type='submit']")
+        host.wait_for_function("(seat) => window.junqi.table.snapshot.you === seat", arg=seat)
     for page in (host, friend):
         page.click("#ready")
     for page in (host, friend):

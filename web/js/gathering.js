@@ -180,7 +180,8 @@ export function friendRoomCard(snap, tableId) {
     const f = e.target.elements;
     command({ type: "arrange", table: tableId, seat: Number(f.from.value), to: Number(f.to.value) });
   };
-  const seatOptions = snap.seats.map((s) => html`<option value=${s.seat}>${t("seat", { n: s.seat + 1 })}${s.name ? ` · ${playerName(s, s.seat)}` : ""}</option>`);
+  const seatOptions = (chosen) => snap.seats.map((s) => html`<option value=${s.seat} ?selected=${s.seat === chosen}>
+    ${t("seat", { n: s.seat + 1 })}${s.name ? ` · ${playerName(s, s.seat)}` : ""}</option>`);
   return html`<section class="card friend-room" id="friend-room" data-code=${room?.code ?? nothing}>
     ${room ? html`<h3>${t("friendRoom")}</h3>
       <p class="room-code"><span>${t("roomCode")}</span> <b id="room-code">${room.code}</b>
@@ -193,8 +194,8 @@ export function friendRoomCard(snap, tableId) {
     </form>
     ${friends.length ? html`<p class="friend-list">${friends.map((f) => html`<button class="small" @click=${() => invite(tableId, f.name)}>${f.name}</button>`)}</p>` : nothing}
     ${host && snap.status !== "playing" ? html`<form class="arrange" id="arrange" @submit=${arrange}>
-      <span>${t("arrange")}</span> <select name="from" aria-label=${t("arrange")}>${seatOptions}</select> ↔
-      <select name="to" aria-label=${t("arrangeTo")}>${seatOptions}</select>
+      <span>${t("arrange")}</span> <select name="from" aria-label=${t("arrange")}>${seatOptions(0)}</select> ↔
+      <select name="to" aria-label=${t("arrangeTo")}>${seatOptions(1)}</select>
       <button type="submit" class="small">${t("arrangeGo")}</button></form>` : nothing}
   </section>`;
 }
