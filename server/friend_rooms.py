@@ -16,6 +16,8 @@ from __future__ import annotations
 import hashlib
 import hmac
 import secrets
+import time
+from collections import deque
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
@@ -30,6 +32,7 @@ ALPHABET = "23456789ABCDEFGHJKLMNPQRSTUVWXYZ"  # no 0, 1, I, O: read aloud or co
 CODE_LENGTH = 6
 Watch = Literal["anyone", "friends", "nobody"]
 PASSWORD_MAX = 64
+MISSES, MISS_SECONDS = 30, 60.0  # wrong passwords a room takes in a while, from all users
 
 
 def new_code(taken: Iterable[str | None]) -> str:
@@ -60,6 +63,9 @@ class PrivateRoom:
     reserved: dict[int, str] = field(default_factory=dict)  # seat -> the friend's user name
     watch: Watch = "anyone"
     admitted: set[int] = field(default_factory=set)  # users let in by code or by invite
+    # when wrong passwords were given (monotonic), against guesses spread over many accounts:
+    # not kept, a restart forgets them
+    misses: deque[float] = field(default_factory=deque, compare=False)
 
     @classmethod
     def make(
@@ -88,7 +94,20 @@ class PrivateRoom:
 
     def kept(self) -> dict[str, Any]:
         """As kept with a running game (JSON values), for a restart or a takeover."""
-        return {**vars(self), "reserved": self.shown()["reserved"], "admitted": [*self.admitted]}
+        return {
+            "code": self.code,
+            "salt": self.salt,
+            "password_hash": self.password_hash,
+            "reserved": self.shown()["reserved"],
+            "watch": self.watch,
+            "admitted": sorted(self.admitted),
+        }
+
+    def guessed_too_often(self, now: float) -> bool:
+        """Whether ``MISSES`` wrong passwords came in the last ``MISS_SECONDS``."""
+        while self.misses and now - self.misses[0] >= MISS_SECONDS:
+            self.misses.popleft()
+        return len(self.misses) >= MISSES
 
     @classmethod
     def from_kept(cls, data: dict[str, Any] | None) -> PrivateRoom | None:
@@ -191,7 +210,14 @@ async def join(table: Table, user_id: int, name: str, password: str | None) -> N
     if room is None:
         raise TableError("no_code", "no friend room has this code")
     invited = user_id in room.admitted or user_id == table.creator or reserved_for(room, name)
-    if not invited and not room.password_fits(password):
+    if invited:
+        room.admitted.add(user_id)
+        return
+    now = time.monotonic()
+    if room.guessed_too_often(now):  # the host's invites still let friends in
+        raise TableError("rate_limited", "too many wrong passwords for this room; wait a little")
+    if not room.password_fits(password):
+        room.misses.append(now)
         raise TableError("wrong_password", "the password is wrong")
     room.admitted.add(user_id)
 

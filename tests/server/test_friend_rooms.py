@@ -119,6 +119,17 @@ def test_wrong_passwords_are_rate_limited(app_client: TestClient) -> None:
         assert codes[10:] == ["rate_limited"] * 2
 
 
+def test_a_room_takes_few_guesses_from_all_accounts_together(app_client: TestClient) -> None:
+    with ExitStack() as stack:
+        host, *guessers, friend = people(app_client, stack, "fr-g", 5)
+        table, code = friend_room(host, password="right")
+        misses = [join(g, code, f"wrong{n}")["code"] for g in guessers for n in range(10)]
+        assert misses == ["wrong_password"] * 30
+        assert join(friend, code, "right")["code"] == "rate_limited"  # the room waits a while
+        assert host.request({"type": "invite", "table": table, "user": "fr-g4"})["type"] == "ok"
+        assert join(friend, code)["type"] == "ok"  # but an invite lets a friend in
+
+
 def test_a_reserved_seat_takes_its_friend_alone(app_client: TestClient) -> None:
     with ExitStack() as stack:
         host, friend, other = people(app_client, stack, "fr-c", 3)
