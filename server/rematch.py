@@ -1,12 +1,13 @@
 """Rematch (再来一局): after a game, the same people play again at the same table.
 
-Each seated player agrees (or withdraws) on the result card; bots agree at once. The agreements
-count for the game just finished (``Rematch.game``): a new game, or another finished one, starts
-them afresh, and they are by user, so a player who left no longer counts and one who sat down
-since has not agreed yet. Once every seat is taken and every seated person has agreed, everyone
-is ready and the next game starts. In a variant of fixed teams on four seats (四国) the players
-may ask for a partner rotation: if every one of them asks, seats 1-3 turn round (seat 1 to 2, 2
-to 3, 3 to 1) before the start, so that each player has each other one as partner in turn.
+Each seated player agrees (or withdraws) on the result card: agreeing is being ready for the
+next game, as the table's ready is (bots are at once), with a wish for a partner rotation or not.
+The wishes count for the game just finished (``Rematch.game``): a new game, or another finished
+one, starts them afresh, and they are by user, so a player who left no longer counts and one who
+sat down since has not asked. Once every seat is taken and ready, the next game starts. In a
+variant of fixed teams on four seats (四国, 乱战) the players may ask for a partner rotation: if
+every one of them asks, seats 1-3 turn round (seat 1 to 2, 2 to 3, 3 to 1) before the start, so
+that each player has each other one as partner in turn.
 """
 
 from __future__ import annotations
@@ -55,8 +56,8 @@ def rotation_offered(table: Agreeing) -> bool:
     return len(table.seats) == 4 and capabilities(table.variant.key)["teams"] == "fixed"
 
 
-def _current(table: Agreeing) -> dict[int, bool]:
-    """The agreements that count now: for the finished game, by the people seated."""
+def _wishes(table: Agreeing) -> dict[int, bool]:
+    """Whether each seated user who agreed asked for a rotation, for the finished game."""
     rematch = table.rematch
     if table.status != "finished" or rematch.game != table.game_id:
         return {}
@@ -66,18 +67,16 @@ def _current(table: Agreeing) -> dict[int, bool]:
 
 
 def shown(table: Agreeing) -> dict[str, Any] | None:
-    """As the table's listing shows it after a game: the seats that agreed (bots' too), those
-    that asked for a rotation, and whether one is offered; None while no game is finished."""
+    """As the table's listing shows it after a game: the seats that agreed (those ready: bots
+    at once, and a player who pressed ready agrees too), those that asked for a rotation, and
+    whether one is offered; None while no game is finished."""
     if table.status != "finished":
         return None
-    agreed = _current(table)
-    seats = {user: table.seat_of(user) for user in agreed}
+    wishes = _wishes(table)
+    ready = [(seat, info) for seat, info in enumerate(table.seats) if info.taken and info.ready]
     return {
-        "agreed": sorted(
-            [s for s in seats.values() if s is not None]
-            + [seat for seat, info in enumerate(table.seats) if info.bot]
-        ),
-        "rotate": sorted(s for u, s in seats.items() if s is not None and agreed[u]),
+        "agreed": [seat for seat, _ in ready],
+        "rotate": [seat for seat, info in ready if wishes.get(info.user_id or 0, False)],
         "rotation": rotation_offered(table),
     }
 
@@ -93,30 +92,34 @@ def rotate(table: Table) -> None:
 
 
 async def rematch(table: Table, user_id: int, agree: bool, rotate_partners: bool = False) -> None:
-    """The user (seated) agrees to play again, or withdraws; when the last one agrees the next
-    game starts (rotated if everyone asked for it)."""
+    """The user (seated) agrees to play again (ready, with a rotation asked for or not), or
+    withdraws; when the last one agrees the next game starts (``start_if_ready``)."""
     seat = table.seat_of(user_id)
     if seat is None:
         raise TableError("not_seated", "sit down first")
-    if table.status != "finished" or table.in_game:
+    if table.status != "finished":
         raise TableError("no_rematch", "a rematch is agreed after a game")
     state = table.rematch
     if state.game != table.game_id:
         state.game, state.agreed = table.game_id, {}
-    if not agree:
+    if agree:
+        state.agreed[user_id] = rotate_partners and rotation_offered(table)
+    else:
         state.agreed.pop(user_id, None)
-        table.seats[seat].ready = False
-        table.seats_changed()
-        return
-    state.agreed[user_id] = rotate_partners and rotation_offered(table)
+    table.seats[seat].ready = agree
     table.seats_changed()
-    agreed = _current(table)
-    people = [s.user_id for s in table.seats if s.user_id is not None]
-    if not all(s.taken for s in table.seats) or any(u not in agreed for u in people):
+    await start_if_ready(table)
+
+
+async def start_if_ready(table: Table) -> None:
+    """The next game starts once every seat is ready (``Table.start_if_ready``): after a game
+    with partners rotated first if every player asked for it. At a friend room the spectators
+    its watch setting does not allow stop watching then (``friend_rooms.show_out``)."""
+    if table.in_game or not table.seating.all_ready():
         return
-    if rotation_offered(table) and all(agreed.values()):
+    wishes = _wishes(table)
+    people = [info.user_id for info in table.seats if info.user_id is not None]
+    if rotation_offered(table) and people and all(wishes.get(user) for user in people):
         rotate(table)
-    for info in table.seats:
-        info.ready = True
     await table.start_if_ready()
     await friend_rooms.show_out(table)

@@ -75,14 +75,7 @@ async def ready(table: Table, user_id: int, ready: bool) -> None:
         raise TableError("game_running", "the game is on")
     table.seating.set_ready(user_id, ready)
     table.seats_changed()
-    await start_if_ready(table)
-
-
-async def start_if_ready(table: Table) -> None:
-    """The game starts once every seat is ready; at a friend room the spectators its watch
-    setting does not allow stop watching then (``friend_rooms.show_out``)."""
-    await table.start_if_ready()
-    await friend_rooms.show_out(table)
+    await rematch.start_if_ready(table)  # after a game, partners rotated first if asked
 
 
 def check_may_seat_bots(table: Table, user_id: int) -> None:
@@ -101,7 +94,7 @@ async def add_bot(table: Table, user_id: int, seat: int, level: str = "normal") 
     friend_rooms.check_bot(table, seat)
     table.seating.add_bot(seat, level)
     table.seats_changed()
-    await start_if_ready(table)
+    await rematch.start_if_ready(table)
 
 
 async def remove_bot(table: Table, user_id: int, seat: int) -> None:

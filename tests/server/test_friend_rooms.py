@@ -320,3 +320,19 @@ def test_bots_agree_to_play_again_at_once(app_client: TestClient) -> None:
         version = rematch(me, table)["version"]
         me.sync(version)
         assert me.snapshot["status"] == "playing"
+
+
+def test_ready_after_a_game_counts_as_agreeing(app_client: TestClient) -> None:
+    headers = admin(app_client, "admin-ready")
+    with ExitStack() as stack:
+        players = people(app_client, stack, "fr-ready", 2)
+        table = str(players[0].request({"type": "create_table", "room": "liangguo"})["table"])
+        seat_all(players, table)
+        ready_all(players, table)
+        dissolved(app_client, players, table, headers)
+        version = players[1].request({"type": "ready", "table": table})["version"]
+        players[0].sync(version)
+        assert players[0].snapshot["rematch"]["agreed"] == [1]  # type: ignore[index]
+        version = rematch(players[0], table)["version"]
+        players[1].sync(version)
+        assert players[1].snapshot is not None and players[1].snapshot["status"] == "playing"
