@@ -29,6 +29,7 @@ class RoomConfig(BaseModel):
     owner: str | None = None  # user name of the room owner
     tables: int = 20  # most tables open at once
     rated_with_bots: bool = False  # games with bots move the human players' points
+    rated_friend_rooms: bool = False  # games at its friend rooms (好友房) move points
 
 
 @dataclass(frozen=True)

@@ -50,13 +50,15 @@ class TableUpdate(TypedDict):
     views: dict[str, str]
 
 
-Closing = Literal["idle", "lonely", "room_closed", "lost"]  # why a table closed
+# why a table closed; "private": a friend room's game started, which the watcher may not watch
+Closing = Literal["idle", "lonely", "room_closed", "lost", "private"]
 
 
 class TableClosed(TypedDict):
     kind: Literal["closed"]
     table: str
     why: Closing
+    users: NotRequired[list[int]]  # only for these users' sockets (none: for every one)
 
 
 class TableMoved(TypedDict):
@@ -79,8 +81,11 @@ TableNews = Annotated[
 ]
 
 
-def closed(table: str, why: Closing) -> TableClosed:
-    return {"kind": "closed", "table": table, "why": why}
+def closed(table: str, why: Closing, users: list[int] | None = None) -> TableClosed:
+    news: TableClosed = {"kind": "closed", "table": table, "why": why}
+    if users is not None:
+        news["users"] = users
+    return news
 
 
 def moved(table: str, epoch: int) -> TableMoved:
@@ -103,6 +108,7 @@ class EntryData(TypedDict):
     creator: int | None
     creator_address: NotRequired[str | None]
     quick: NotRequired[bool]
+    code: NotRequired[str | None]  # a friend room's (``server.friend_rooms``)
 
 
 class EntryNews(TypedDict):
@@ -150,7 +156,12 @@ def user_topic(user_id: int) -> str:
 
 
 UserNotice = Annotated[
-    outbound.Banned | outbound.Muted | LoggedOutNotice | BlocksNotice | BlockedByNotice,
+    outbound.Banned
+    | outbound.Muted
+    | outbound.Invited
+    | LoggedOutNotice
+    | BlocksNotice
+    | BlockedByNotice,
     Field(discriminator="type"),
 ]
 

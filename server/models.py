@@ -147,6 +147,7 @@ class Room(Base):
     owner_id: Mapped[int | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"))
     max_tables: Mapped[int] = mapped_column(Integer, default=20)
     rated_with_bots: Mapped[bool] = mapped_column(default=False)
+    rated_friend_rooms: Mapped[bool] = mapped_column(default=False)
     # when an admin last made, edited, closed or reopened it (None: as configured)
     changed_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     # closed by an admin: no new table, its running games finish (None: open)

@@ -32,7 +32,7 @@ import orjson
 from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 from pydantic import BaseModel, ValidationError
 
-from server import block_rules, inbound, messages, moderation, outbound
+from server import block_rules, gathering, inbound, messages, moderation, outbound
 from server.accounts import token_hash
 from server.addresses import connection_address
 from server.errors import TableError
@@ -220,12 +220,8 @@ class Connection:
             await self.follow(LOBBY_TOPIC, self.lobby_update)
             await self.follow("chat:lobby", self.chat_message)
             await self.lobby_update(self.lobby.listing())
-        elif isinstance(m, inbound.CreateTable):
-            creator = (user.id, user.name)
-            table = await self.lobby.create_table(
-                m.room, m.options, m.stand_in, creator, address=self.address, pace=m.pace
-            )
-            return {"table": table.id}
+        elif isinstance(m, gathering.MESSAGES):  # tables made, friend rooms, invites, rematch
+            return await gathering.handle(self, m)
         elif isinstance(m, inbound.OpenTable):
             await self.blocks.may_watch(m.table)
             await self.open_table(m.table, m.since)
@@ -331,8 +327,10 @@ class Connection:
 
     async def table_update(self, table_id: str, news: messages.TableNews) -> None:
         if news["kind"] == "closed":  # nobody sat at it for a while, or its game was lost
-            if self.stop_watching(table_id):
+            if self.user.id in news.get("users", [self.user.id]) and self.stop_watching(table_id):
                 await self.send(outbound.Closed(type="closed", table=table_id, why=news["why"]))
+                if news["why"] == "private":  # shown out of a friend room's game, which goes on
+                    await gathering.shown_out(self, table_id)
             return
         opening = self.opening.get(table_id)
         if opening is not None:

@@ -18,6 +18,7 @@ const path = (name) => encodeURIComponent(name);
 async function load() {
   try {
     friends.data = await store.api.call("GET", "/api/friends");
+    store.friends = friends.data.friends; // a friend room's card offers them to invite
   } catch { /* kept as it was: the next poll tries again */ }
   changed();
 }
@@ -78,8 +79,8 @@ function friendRow(friend) {
 function requestRow(person) {
   const name = person.name;
   return html`<li class="request" data-name=${name}>${avatar(name, 24)} <b>${profileLink(name)}</b>
-    <button class="mini primary accept" @click=${() => change("POST", `/api/friends/${path(name)}/accept`)}>${t("accept")}</button>
-    <button class="mini decline" @click=${() => change("POST", `/api/friends/${path(name)}/decline`)}>${t("decline")}</button></li>`;
+    <button class="mini primary accept" @click=${() => change("POST", `/api/friends/${path(name)}/accept`)}>${t("friendAccept")}</button>
+    <button class="mini decline" @click=${() => change("POST", `/api/friends/${path(name)}/decline`)}>${t("friendDecline")}</button></li>`;
 }
 
 function outgoingRow(person) {

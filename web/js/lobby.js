@@ -13,6 +13,7 @@ import { profileLink } from "./profile.js";
 import { changed, store, variantEntry } from "./store.js";
 import { playerName } from "./seats.js";
 import { openTable } from "./table.js";
+import { backToFriendRoom, joinBox, openFriendDialog } from "./gathering.js";
 
 const extras = { leaderboard: [], myGames: [], games: [], escapes: null, loadedAt: 0 };
 
@@ -135,6 +136,7 @@ function roomCard(room) {
     <div class="buttons">
       <button class="play-bots primary" data-room=${room.id} @click=${() => playNow(room.id)}>${t("playBots")}</button>
       <button class="create" data-room=${room.id} @click=${() => create(room.id)}>${t("create")}</button>
+      <button class="create-friend" data-room=${room.id} @click=${() => openFriendDialog(room.id)}>${t("createFriendRoom")}</button>
     </div>
     <details><summary>${t("options")}</summary>
       <form class="options" data-room=${room.id} @submit=${(e) => e.preventDefault()}>
@@ -186,10 +188,12 @@ export function lobbyView() {
     <div class="rooms">
       ${running.map((table) => html`<p class="card back-to-game" data-table=${table.id}>${t("yourGameOn", { variant: variantName(table.variant) })}
         <button class="primary" @click=${() => openTable(table.id)}>${t("rejoin")}</button></p>`)}
+      ${backToFriendRoom()}
       <section class="card welcome">
         <h2>${t("lobby")}</h2><p class="sub">${t("lobbyNote")}</p>
         <button id="play-now" class="primary big" @click=${() => playNow(null)}>${t("playNow")}${quick ? ` · ${variantName(quick)}` : ""}</button>
         ${friendsShortcut()}
+        ${joinBox()}
       </section>
       ${lobby ? lobby.rooms.map(roomCard) : html`<p>…</p>`}
     </div>

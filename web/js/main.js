@@ -1,5 +1,5 @@
 // The client's start: sign-in, the socket, the address (#table/<id>, #replay/<id>, #rules/<room>,
-// #guide, …) and the page
+// #join/<code>, #guide, …) and the page
 // around the views. It holds no rules: legal moves, layout problems, automatic layouts and
 // what a viewer may do all come from the server.
 
@@ -8,6 +8,7 @@ import { notifying, pageTitle, toggleNotify } from "./alerts.js";
 import { Api, Socket } from "./api.js";
 import { heard } from "./chat.js";
 import { errorText, t, toggleLanguage } from "./i18n.js";
+import { friendDialog, invited, invitesView, joinByCode } from "./gathering.js";
 import { enterLobby, lobbyView } from "./lobby.js";
 import { followLog } from "./log.js";
 import { loginView } from "./login.js";
@@ -48,12 +49,14 @@ function onMessage(m) {
     if (store.table?.id === m.table) { // back to the lobby, where the notice is shown
       closeTable();
       enterLobby();
-      const words = { lost: "tableLost", room_closed: "roomClosed", lonely: "tableLonely", blocked: "tableBlocked" }[m.why] ?? "tableClosed";
+      const words = { lost: "tableLost", room_closed: "roomClosed", lonely: "tableLonely", blocked: "tableBlocked", private: "tablePrivate" }[m.why] ?? "tableClosed";
       notify(t(words), m.why === "lost" ? "error" : "info");
       location.hash = "";
     }
   } else if (m.type === "marks") {
     marksMessage(m);
+  } else if (m.type === "invited") {
+    invited(m);
   } else if (m.type === "muted") {
     notify(errorText({ code: "muted" }));
   }
@@ -64,6 +67,12 @@ function route() {
   const hash = location.hash;
   if (hash.startsWith("#table/")) { openTable(hash.slice(7)); return; }
   closeTable();
+  if (hash.startsWith("#join/")) { // a friend room's link: joined by its code, then its table opens
+    history.replaceState(null, "", "#");
+    enterLobby();
+    joinByCode(decodeURIComponent(hash.slice(6)));
+    return;
+  }
   if (hash.startsWith("#replay/")) openReplay(...hash.slice(8).split("/"));
   else if (hash.startsWith("#user/")) openProfile(decodeURIComponent(hash.slice(6)));
   else if (hash.startsWith("#rules/")) openRules(...hash.slice(7).split("/").map(decodeURIComponent));
@@ -170,12 +179,12 @@ function view() {
   if (store.view === "profile") return profileView();
   if (store.view === "rules") return rulesView();
   if (store.view === "guide") return guideView();
-  return html`${guideOffer()}${lobbyView()}`;
+  return html`${guideOffer()}${lobbyView()}${friendDialog()}`;
 }
 
 onChange(() => {
   document.title = pageTitle(yourTurnNow());
-  render(html`${header()}${notice()}<main>${view()}</main>${modal()}`, root);
+  render(html`${header()}${notice()}${store.user ? invitesView() : nothing}<main>${view()}</main>${modal()}`, root);
   followLog(store.view === "table" ? store.table?.follow : null);
 });
 

@@ -18,6 +18,7 @@ import { paceName, paceSelect } from "./pace.js";
 import { handTray, pregameCard } from "./pregame.js";
 import { rulesDialog, showRules } from "./rules.js";
 import { playerName, seatColour, seatPanels } from "./seats.js";
+import { friendRoomCard, noteFriendRoom, rematchBox } from "./gathering.js";
 import { sound } from "./sounds.js";
 import { changed, store } from "./store.js";
 import { trackerPanel } from "./tracker.js";
@@ -90,6 +91,7 @@ export function tableMessage(m) {
   if (was?.phase !== now?.phase || (now?.phase === "playing" && was.to_move !== now.to_move)) tbl.selected = null;
   if (followDeployment(tbl)) tbl.autoZoom = true;
   rememberTable(m.snapshot, tbl.events); // what this page saw of the deal (fairness.js)
+  noteFriendRoom(m.snapshot); // the lobby does not list it: the way back (gathering.js)
   snapshotArrived(m.snapshot.version);
   changed();
 }
@@ -422,7 +424,8 @@ export function tableView() {
     requestAnimationFrame(() => scrollZoom(geo, boxW * k, boxH * k, tbl.zoom ?? {}, me ?? tbl.bottom ?? 0));
   }
   const finished = g?.phase === "finished" && g.result;
-  const again = (snap.may ?? []).includes("ready") ? () => command({ type: "ready", table: tbl.id, ready: true }) : null;
+  // after a game 再来一局 is a rematch (gathering.js), where the snapshot offers one
+  const again = !snap.rematch && (snap.may ?? []).includes("ready") ? () => command({ type: "ready", table: tbl.id, ready: true }) : null;
   const overlay = finished && tbl.showResult
     ? resultCard(snap, tbl.names, {
       onClose: () => { tbl.showResult = false; changed(); },
@@ -430,6 +433,7 @@ export function tableView() {
       onReplay: () => { location.hash = `#replay/${snap.game_id}`; },
       onLobby: () => leave(tbl),
       fair: fairBox(tbl.fair, () => fairSource(tbl)),
+      rematch: rematchBox(snap, tbl.id),
     })
     : pregameCard(snap);
   return html`<section class=${`table-view${f.stacked ? " stacked" : ""}`} id="table" data-variant=${g?.variant ?? snap.variant}
@@ -454,6 +458,7 @@ export function tableView() {
         ${commitmentLine(g?.commitment)}
         ${finished && !tbl.showResult ? fairBox(tbl.fair, () => fairSource(tbl)) : nothing}
       </section>
+      ${friendRoomCard(snap, tbl.id)}
       ${trackerPanel(snap)}
       ${g?.deal?.hand && g.phase === "deploying" && !deploying(tbl) ? html`<section class="card">${handTray(g.deal.hand)}</section>` : nothing}
       <section class="card"><h3>${t("history")}</h3>${logList(tbl.events, who(tbl), { hover: (line) => { tbl.hover = line; changed(); } }, null, 300, tbl.follow)}</section>
