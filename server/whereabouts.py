@@ -171,9 +171,15 @@ class Whereabouts:
         if seated is not None:
             table_id, entry = seated
             state: State = "playing" if entry.game is not None else "seated"
-            return Place(state=state, table=table_id, room=entry.room)
+            return Place(state=state, table=_listed(table_id, entry), room=entry.room)
         for table_id in sorted(watching or ()):
             watched = self.entries.get(table_id)
             if watched is not None:
-                return Place(state="watching", table=table_id, room=watched.room)
+                return Place(state="watching", table=_listed(table_id, watched), room=watched.room)
         return Place(state="offline" if watching is None else "online")
+
+
+def _listed(table_id: str, entry: LobbyEntry) -> str | None:
+    """A table's id as presence shows it: none for a friend room (``server.friend_rooms``),
+    which its code alone opens: a friend sees that the user plays, not where."""
+    return table_id if entry.code is None else None

@@ -261,6 +261,20 @@ def test_presence_of_a_friend(sqlite_client: TestClient) -> None:
     assert place(ann, ben)["state"] in ("playing", "offline")  # a seat kept through its grace
 
 
+def test_presence_does_not_tell_where_a_friend_room_is(sqlite_client: TestClient) -> None:
+    """A friend room is opened by its code alone: a friend seated in one is shown seated, with
+    no table to go to."""
+    client = sqlite_client
+    ann, ben = User(client, "ann"), User(client, "ben")
+    friends(client, ann, ben)
+    with ExitStack() as stack:
+        b = socket(stack, client, ben)
+        made = b.request({"type": "create_table", "room": "liangguo-fast", "private": True})
+        assert made["code"]
+        assert b.request({"type": "sit", "table": made["table"], "seat": 0})["type"] == "ok"
+        assert place(ann, ben) == {"state": "seated", "table": None, "room": "liangguo-fast"}
+
+
 def words(player: Player, count: int) -> list[dict[str, Any]]:
     """The first ``count`` chat lines and phrases ``player`` got (read already, or to come)."""
     while len(got := [m for m in player.received if m["type"] in ("chat", "phrase")]) < count:
