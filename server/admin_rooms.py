@@ -61,6 +61,7 @@ class RoomIn(ReasonIn):
     )
     max_tables: int = Field(20, json_schema_extra=TABLES_FIELD)
     rated_with_bots: bool = False
+    rated_friend_rooms: bool = False
 
 
 class RoomEdit(ReasonIn):
@@ -76,6 +77,7 @@ class RoomEdit(ReasonIn):
     owner: str | None = Field(None, pattern=NO_NUL)
     max_tables: int | None = Field(None, json_schema_extra=TABLES_FIELD)
     rated_with_bots: bool | None = None
+    rated_friend_rooms: bool | None = None
 
 
 class RoomRow(BaseModel):
@@ -87,6 +89,7 @@ class RoomRow(BaseModel):
     owner: str | None
     max_tables: int
     rated_with_bots: bool
+    rated_friend_rooms: bool
     closed: bool
     closed_at: datetime | None
     changed_at: datetime | None = Field(
@@ -100,7 +103,16 @@ class RoomRow(BaseModel):
 
 # --- rooms --------------------------------------------------------------------------------------
 
-ROOM_FIELDS = ("name", "name_en", "variant", "options", "owner", "max_tables", "rated_with_bots")
+ROOM_FIELDS = (
+    "name",
+    "name_en",
+    "variant",
+    "options",
+    "owner",
+    "max_tables",
+    "rated_with_bots",
+    "rated_friend_rooms",
+)
 Responses = dict[int | str, dict[str, Any]]
 
 
@@ -135,6 +147,7 @@ def _room_row(request: Request, row: Room, owner: str | None) -> RoomRow:
         owner=owner,
         max_tables=row.max_tables,
         rated_with_bots=row.rated_with_bots,
+        rated_friend_rooms=row.rated_friend_rooms,
         closed=row.closed_at is not None,
         closed_at=aware(row.closed_at),
         changed_at=aware(row.changed_at),
@@ -235,6 +248,7 @@ async def create_room(body: RoomIn, admin: Admin, session: Session, request: Req
         owner_id=None if owner is None else owner.id,
         max_tables=tables,
         rated_with_bots=body.rated_with_bots,
+        rated_friend_rooms=body.rated_friend_rooms,
         changed_at=datetime.now(UTC),
     )
     session.add(row)
@@ -246,6 +260,7 @@ async def create_room(body: RoomIn, admin: Admin, session: Session, request: Req
         "owner": body.owner,
         "max_tables": tables,
         "rated_with_bots": body.rated_with_bots,
+        "rated_friend_rooms": body.rated_friend_rooms,
     }
     moderation.record(session, admin, "room_create", room_id, body.reason, **fields)
     try:
@@ -288,6 +303,7 @@ async def edit_room(
         "owner": owner_name,
         "max_tables": row.max_tables,
         "rated_with_bots": row.rated_with_bots,
+        "rated_friend_rooms": row.rated_friend_rooms,
     }
     after = dict(before)
     if body.variant is not None:
@@ -307,6 +323,8 @@ async def edit_room(
         after["name_en"] = body.name_en
     if body.rated_with_bots is not None:
         after["rated_with_bots"] = body.rated_with_bots
+    if body.rated_friend_rooms is not None:
+        after["rated_friend_rooms"] = body.rated_friend_rooms
     changes = {f: {"from": before[f], "to": after[f]} for f in ROOM_FIELDS if before[f] != after[f]}
     if not changes:
         return _room_row(request, row, owner_name)
@@ -324,6 +342,7 @@ async def edit_room(
     if "owner" in changes:
         row.owner_id = None if owner is None else owner.id
     row.max_tables, row.rated_with_bots = after["max_tables"], after["rated_with_bots"]
+    row.rated_friend_rooms = after["rated_friend_rooms"]
     row.changed_at = datetime.now(UTC)
     moderation.record(session, admin, "room_edit", room_id, body.reason, **changes)
     await session.commit()

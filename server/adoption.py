@@ -12,6 +12,7 @@ from __future__ import annotations
 import time
 
 import engine
+from server.friend_rooms import PrivateRoom
 from server.keeping import KeptTable
 from server.seating import SeatInfo
 from server.table_options import DEFAULT_PACE
@@ -27,6 +28,7 @@ def restore(table: Table, kept: KeptTable) -> float:
     seating.seats = [SeatInfo(**info) for info in data["seats"]]
     seating.host, table.stand_ins = data["host"], data["stand_in"]
     table.quick = data.get("quick", False)
+    table.private = PrivateRoom.from_kept(data.get("private"))
     table.pace = data.get("pace", DEFAULT_PACE)
     # tables kept by an older version name none of these
     table.creator, table.creator_name = data.get("creator"), data.get("creator_name")

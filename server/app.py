@@ -30,6 +30,7 @@ from server import (
     accounts,
     admin,
     admin_rooms,
+    friends,
     games,
     layouts,
     lobby,
@@ -52,6 +53,7 @@ from server.limits import RateLimits
 from server.matchmaking import start_matchmaker
 from server.passwords import Passwords
 from server.store import Store
+from server.whereabouts import Whereabouts
 
 log = logging.getLogger(__name__)
 
@@ -86,6 +88,7 @@ def create_app(settings: Settings | None = None, tune_gc: bool = False) -> FastA
         standings,
         admin,
         admin_rooms,
+        friends,
     ):
         app.include_router(module.router)
     app.include_router(observability.router)
@@ -146,6 +149,18 @@ async def start(app: FastAPI, settings: Settings, stack: AsyncExitStack) -> None
     app.state.matchmaker = await start_matchmaker(the_lobby, redis, settings)
     stack.push_async_callback(app.state.matchmaker.close)
     start_signing_in(app, settings, redis, stack)
+    # where each user is, for their friends (through Redis for a cluster)
+    this_node = cluster.node if cluster is not None else None
+    whereabouts = Whereabouts(
+        app.state.connections,
+        the_lobby.entries,
+        redis,
+        this_node,
+        settings.presence_refresh_seconds,
+    )
+    app.state.whereabouts = whereabouts
+    whereabouts.start()
+    stack.push_async_callback(whereabouts.close)
     stack.callback(metrics.collector.watching())
 
 

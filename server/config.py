@@ -29,6 +29,7 @@ class RoomConfig(BaseModel):
     owner: str | None = None  # user name of the room owner
     tables: int = 20  # most tables open at once
     rated_with_bots: bool = False  # games with bots move the human players' points
+    rated_friend_rooms: bool = False  # games at its friend rooms (好友房) move points
 
 
 @dataclass(frozen=True)
@@ -119,6 +120,9 @@ class Settings(BaseSettings):
     chat_max_chars: int = 200
     chat_per_minute: int = 20
     phrases_per_minute: int = 10  # quick phrases (快捷语), counted apart from chat lines
+    # how often each process writes its users' presence to Redis (server.whereabouts)
+    presence_refresh_seconds: float = 10.0
+    social_per_minute: int = 20  # changes of friends, follows and blocks, per user (server.friends)
     sign_ins_per_minute: int = 30  # registrations, logins and guest entries per address
     # an IPv6 client counts by its network of this prefix for every per-address rule
     # (server.addresses): one /64 is one home or one server

@@ -41,6 +41,13 @@ CODES = frozenset(
         "illegal",
         "illegal_layout",
         "malformed",
+        # friend rooms, invites and rematch (``server.friend_rooms``, ``server.gathering``)
+        "no_code",
+        "wrong_password",
+        "seat_reserved",
+        "watch_refused",
+        "no_user",
+        "no_rematch",
         # private marks (``server.marks``)
         "bad_mark",
         "too_many_marks",
@@ -51,6 +58,8 @@ CODES = frozenset(
         "empty_chat",
         "muted",
         "unknown_phrase",
+        # blocks (``server.block_rules``; invites too)
+        "blocked",
         # moderation (``server.moderation``)
         "not_owner",
         "own_table",

@@ -31,6 +31,48 @@ class CreateTable(_Message):
     options: dict[str, Any] = Field(default_factory=dict)  # rule options for this table
     stand_in: bool = False  # 托管: a bot plays for a player who is away
     pace: Pace = DEFAULT_PACE  # how long its bots wait before a move
+    # a friend room (好友房, ``server.friend_rooms``): not listed, reached by the code answered
+    private: bool = False
+    password: str | None = Field(default=None, max_length=64)
+    reserved: dict[int, str] = Field(default_factory=dict)  # seat -> a friend's user name
+    watch: Literal["anyone", "friends", "nobody"] = "anyone"  # who may watch its games
+
+
+class Join(_Message):
+    """Be let into a friend room by its code (and password); the answer names the table,
+    which the client then opens."""
+
+    type: Literal["join"]
+    code: str = Field(min_length=1, max_length=16)
+    password: str | None = Field(default=None, max_length=64)
+
+
+class Invite(_Message):
+    """Invite a user (by name) to the table: an ``invited`` notice reaches their sockets."""
+
+    type: Literal["invite"]
+    table: str
+    user: str = Field(min_length=1, max_length=40)
+
+
+class Rematch(_Message):
+    """再来一局: agree (or withdraw) to play again after the game; ``rotate``: ask for a
+    partner rotation (四国)."""
+
+    type: Literal["rematch"]
+    table: str
+    agree: bool = True
+    rotate: bool = False
+
+
+class Arrange(_Message):
+    """A friend room's host moves the player on ``seat`` to ``to`` (and whoever sat there to
+    ``seat``) before the start."""
+
+    type: Literal["arrange"]
+    table: str
+    seat: int
+    to: int
 
 
 class OpenTable(_Message):
@@ -197,7 +239,11 @@ ClientMessage = Annotated[
     | Kick
     | Dissolve
     | Queue
-    | Unqueue,
+    | Unqueue
+    | Join
+    | Invite
+    | Rematch
+    | Arrange,
     Field(discriminator="type"),
 ]
 parse = TypeAdapter(ClientMessage)
@@ -213,8 +259,18 @@ LIMITED: dict[type[BaseModel], str] = {
     SetPace: "seats",
     Queue: "seats",
     Unqueue: "seats",
+    Rematch: "seats",
+    Arrange: "seats",
+    Join: "joins",  # each may be a guess at a password
+    Invite: "invites",
 }
-RATE_WORDS = {"tables": "tables created", "actions": "game actions", "seats": "seat commands"}
+RATE_WORDS = {
+    "tables": "tables created",
+    "actions": "game actions",
+    "seats": "seat commands",
+    "joins": "attempts to join by code",
+    "invites": "invites",
+}
 # Control characters (Unicode category Cc: NUL, line breaks, terminal escapes) and the
 # bidirectional embeddings, overrides and isolates (U+202A-U+202E, U+2066-U+2069), which make a
 # line read otherwise than it was written: cut out of chat lines.

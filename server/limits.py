@@ -106,6 +106,8 @@ class RateLimits:
         redis: aioredis.Redis | None = None,
         seats: int = 20,
         phrases: int = 10,
+        joins: int = 10,
+        invites: int = 10,
     ) -> None:
         def limit(
             name: str, count: int, seconds: float = per_seconds
@@ -122,3 +124,6 @@ class RateLimits:
         # seat and table commands (open, close, sit, stand, swap, ready, leave, bots, 托管), by
         # user, per 10 s: each one changes what every lobby watcher or spectator is sent
         self.seats = limit("seats", seats, 10.0)
+        # friend rooms joined by code (a wrong password among them) and invites sent, by user
+        self.joins = limit("joins", joins)
+        self.invites = limit("invites", invites)

@@ -13,8 +13,9 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from engine import Variant
-from server import messages
+from server import messages, rematch
 from server.config import RoomConfig, TablePolicy
+from server.friend_rooms import PrivateRoom
 from server.game_driver import GameDriver
 from server.presence import Presence
 from server.seating import SeatInfo, Seating
@@ -30,6 +31,8 @@ class Table(Protocol):
     options: dict[str, Any]  # the room's rule options with the table's changes
     changes: dict[str, Any]
     quick: bool
+    private: PrivateRoom | None  # a friend room's (好友房): never in the lobby's listing
+    rematch: rematch.Rematch
     stand_ins: bool
     pace: Pace  # how long its bots wait before a move (``server.table_options.PACES``)
     creator: int | None
@@ -46,6 +49,14 @@ class Table(Protocol):
     @property
     def seats(self) -> list[SeatInfo]: ...
 
+    @property
+    def status(self) -> str: ...
+
+    @property
+    def game_id(self) -> str | None: ...
+
+    def seat_of(self, user_id: int) -> int | None: ...
+
     def players_by_user(self) -> dict[str, int]: ...
 
 
@@ -59,6 +70,7 @@ class LobbyEntry:
     creator: int | None  # the user who opened the table
     creator_address: str | None  # where from (``server.addresses``)
     quick: bool  # a table of play now
+    code: str | None = None  # a friend room's code (``server.friend_rooms``): not listed
 
     @property
     def room(self) -> str:
@@ -79,6 +91,7 @@ class LobbyEntry:
             "creator": self.creator,
             "creator_address": self.creator_address,
             "quick": self.quick,
+            "code": self.code,
         }
 
     @classmethod
@@ -92,6 +105,7 @@ class LobbyEntry:
             creator=data["creator"],
             creator_address=data.get("creator_address"),
             quick=bool(data.get("quick", False)),
+            code=data.get("code"),
         )
 
 
@@ -103,6 +117,7 @@ def entry(table: Table) -> LobbyEntry:
         creator=table.creator,
         creator_address=table.creator_address,
         quick=table.quick,
+        code=None if table.private is None else table.private.code,
     )
 
 
@@ -127,6 +142,8 @@ def listing(table: Table) -> dict[str, Any]:
         "stand_in": table.stand_ins,
         "pace": table.pace,
         "seats": seating.listed(),
+        "friend_room": None if table.private is None else table.private.shown(),
+        "rematch": rematch.shown(table),
     }
 
 
@@ -137,6 +154,8 @@ def unrated_because(table: Table, shared: bool | None = None) -> str | None:
     they did, by default as they sit now, or sat when the running game began)."""
     if table.changes:
         return "table_rules"
+    if table.private is not None and not table.room.rated_friend_rooms:
+        return "friend_room"
     if not table.room.rated_with_bots and any(info.bot for info in table.seats):
         return "bots"
     if shared is None:

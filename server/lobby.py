@@ -28,6 +28,7 @@ from server.capabilities import capabilities
 from server.cluster import Cluster, LobbyHooks
 from server.config import RoomConfig, TablePolicy
 from server.errors import TableError
+from server.friend_rooms import PrivateRoom
 from server.keeping import Keeper, Unreadable
 from server.listing import LobbyEntry
 from server.observability import Metrics
@@ -139,13 +140,15 @@ class Lobby:
         quick: bool = False,
         address: str | None = None,
         pace: Pace = DEFAULT_PACE,
+        private: PrivateRoom | None = None,
     ) -> Table:
         """A new table of the room, opened by the user ``creator`` (id and name) from
         ``address``; ``options`` change the room's rule options for it, within what a table
         may change (parsed once into the rules the table keeps: ``server.table_options``);
         ``stand_in`` (托管) lets a bot play for a player who is away; ``pace``: how long its
-        bots wait before a move; ``quick``: a table of
-        play now, outside the room's count of tables and its creator's. A user may have
+        bots wait before a move; ``quick``: a table of play now, outside the room's count of
+        tables and its creator's; ``private``: a friend room's settings (好友房,
+        ``server.friend_rooms``), not listed. A user may have
         ``tables_per_creator`` tables open, the users of one address ``tables_per_address``:
         a few accounts cannot fill a room."""
         room = await self.open_room(room_id)
@@ -176,7 +179,7 @@ class Lobby:
         table = Table(uuid.uuid4().hex[:12], room, self.services, rules)
         table.stand_ins = stand_in
         table.pace = pace
-        table.quick = quick
+        table.quick, table.private = quick, private
         if creator is not None:
             table.creator, table.creator_name = creator
         table.creator_address = address
@@ -284,7 +287,7 @@ class Lobby:
             room = RoomConfig.model_validate(kept.data["room"])
             rules = kept_rules(room.variant, room.options, kept.data.get("changes") or {})
             table = Table(table_id, room, self.services, rules)
-            table.epoch, table.lease_until = epoch, sure_until
+            table.epoch, table.lease.until = epoch, sure_until
             saved_at = adoption.restore(table, kept)
         except (EngineError, KeyError, TypeError, ValueError) as error:
             # a record this version cannot replay: the server must start all the same
@@ -496,7 +499,8 @@ class Lobby:
         (their games go on), marked ``closed``."""
         tables: dict[str, list[dict[str, Any]]] = {}
         for entry in self.entries.values():
-            tables.setdefault(entry.room, []).append(entry.listing)
+            if entry.code is None:  # friend rooms are reached by their code alone
+                tables.setdefault(entry.room, []).append(entry.listing)
         play_now = None  # the variant of play now's room, while a room is open
         with contextlib.suppress(TableError):
             play_now = self.rooms[self.default_room()].variant
@@ -522,6 +526,7 @@ class Lobby:
                     "owner": room.owner,
                     "max_tables": room.tables,
                     "rated_with_bots": room.rated_with_bots,
+                    "rated_friend_rooms": room.rated_friend_rooms,
                     "closed": room.id in self.closed_rooms,
                     "tables": tables.get(room.id, []),
                     "option_keys": sorted(get_variant(room.variant).rules.to_dict()),

@@ -22,6 +22,7 @@ import uuid
 from dataclasses import asdict, dataclass
 from typing import Any, Protocol
 
+from pydantic import BaseModel
 from redis.exceptions import RedisError
 
 from engine import get_variant
@@ -182,6 +183,17 @@ class Matchmaker:
         table = await self.lobby.play_now(room, user.id, user.name, w.address, w.device)
         await who.send(matched_message(table.id, w, None))
         return table.id
+
+    async def command(self, who: Queuer, m: BaseModel) -> outbound.Answer | None:
+        """A socket's message as quick match sees it: ``queue``, ``unqueue`` and ``queue_bots``
+        answered here (what their ``ok`` carries); ``sit``, ``play_now`` and ``create_table``
+        leave the queue first (a player seated otherwise waits no more), and, as every other
+        message, are the gateway's to answer (None)."""
+        if isinstance(m, inbound.Queue | inbound.Unqueue):
+            return await quick_command(self, who, m)
+        if isinstance(m, inbound.Sit | inbound.PlayNow | inbound.CreateTable):
+            await self.leave(who)
+        return None
 
     # --- the loop -----------------------------------------------------------------------------
 
@@ -379,9 +391,9 @@ async def start_matchmaker(lobby: Lobby, redis: Any, settings: Any) -> Matchmake
 
 async def quick_command(
     matchmaker: Matchmaker, who: Queuer, m: inbound.Queue | inbound.Unqueue
-) -> outbound.Answer | None:
-    """A socket's ``queue``, ``unqueue`` or ``queue_bots`` (answered ``ok``; ``queue_bots``
-    with the table's id)."""
+) -> outbound.Answer:
+    """A socket's ``queue``, ``unqueue`` or ``queue_bots``: what its ``ok`` carries (the
+    table's id for ``queue_bots``)."""
     try:
         if isinstance(m, inbound.Queue):
             await matchmaker.join(who, m.variant, m.mode)
@@ -392,4 +404,4 @@ async def quick_command(
     except RedisError:  # Redis away a moment: the socket stays, the client tries again
         log.warning("quick match: Redis failed", exc_info=True)
         raise TableError("unavailable", "the queue is away for a moment; try again") from None
-    return None
+    return {}

@@ -11,7 +11,8 @@ unknown shape is logged and dropped, never half-read. docs/cluster.md lists them
 - ``tables``: ``EntryNews``, a table's lobby entry changed (``server.listing.LobbyEntry``), or
   None: it is gone;
 - ``rooms``: ``RoomNews``, a room changed in the database;
-- ``user:<id>``: ``UserNotice``, a moderator's word for the user's sockets, or a logout;
+- ``user:<id>``: ``UserNotice``, a moderator's word for the user's sockets, a logout, or a
+  change of whom the user blocks;
 - ``chat:lobby``, ``chat:<table id>``: ``outbound.Chat``;
 - ``node:<name>``: ``NodeMessage``, a table command for the table's owner (``call``), or its
   ``answer``;
@@ -49,13 +50,15 @@ class TableUpdate(TypedDict):
     views: dict[str, str]
 
 
-Closing = Literal["idle", "lonely", "room_closed", "lost"]  # why a table closed
+# why a table closed; "private": a friend room's game started, which the watcher may not watch
+Closing = Literal["idle", "lonely", "room_closed", "lost", "private"]
 
 
 class TableClosed(TypedDict):
     kind: Literal["closed"]
     table: str
     why: Closing
+    users: NotRequired[list[int]]  # only for these users' sockets (none: for every one)
 
 
 class TableMoved(TypedDict):
@@ -78,8 +81,11 @@ TableNews = Annotated[
 ]
 
 
-def closed(table: str, why: Closing) -> TableClosed:
-    return {"kind": "closed", "table": table, "why": why}
+def closed(table: str, why: Closing, users: list[int] | None = None) -> TableClosed:
+    news: TableClosed = {"kind": "closed", "table": table, "why": why}
+    if users is not None:
+        news["users"] = users
+    return news
 
 
 def moved(table: str, epoch: int) -> TableMoved:
@@ -102,6 +108,7 @@ class EntryData(TypedDict):
     creator: int | None
     creator_address: NotRequired[str | None]
     quick: NotRequired[bool]
+    code: NotRequired[str | None]  # a friend room's (``server.friend_rooms``)
 
 
 class EntryNews(TypedDict):
@@ -124,13 +131,38 @@ LoggedOutNotice = TypedDict(
 )
 
 
+class BlocksNotice(TypedDict):
+    """The user blocked (``on``) or unblocked the user called ``name``: their sockets hide that
+    one's chat, or show it again (``server.block_rules``); not passed on."""
+
+    type: Literal["blocks"]
+    name: str
+    on: bool
+
+
+class BlockedByNotice(TypedDict):
+    """The user ``by`` blocked this user (``table`` None), or is sitting down at ``table``
+    while blocking them: their sockets stop watching where ``by`` sits (``server.block_rules``);
+    not passed on."""
+
+    type: Literal["blocked_by"]
+    by: int
+    table: str | None
+
+
 def user_topic(user_id: int) -> str:
     """The broker topic of one user's sockets."""
     return f"user:{user_id}"
 
 
 UserNotice = Annotated[
-    outbound.Banned | outbound.Muted | LoggedOutNotice, Field(discriminator="type")
+    outbound.Banned
+    | outbound.Muted
+    | outbound.Invited
+    | LoggedOutNotice
+    | BlocksNotice
+    | BlockedByNotice,
+    Field(discriminator="type"),
 ]
 
 

@@ -147,6 +147,7 @@ class Room(Base):
     owner_id: Mapped[int | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"))
     max_tables: Mapped[int] = mapped_column(Integer, default=20)
     rated_with_bots: Mapped[bool] = mapped_column(default=False)
+    rated_friend_rooms: Mapped[bool] = mapped_column(default=False)
     # when an admin last made, edited, closed or reopened it (None: as configured)
     changed_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     # closed by an admin: no new table, its running games finish (None: open)
@@ -274,3 +275,60 @@ class LiveLogEntry(Base):
     # the action's number in the game, the event's seq
     n: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
     body: Mapped[str] = mapped_column(Text)  # JSON
+
+
+class FriendRequest(Base):
+    """A friend request (加好友) of ``asker_id`` to ``asked_id``, until answered or withdrawn
+    (``server.social``)."""
+
+    __tablename__ = "friend_requests"
+
+    asker_id: Mapped[int] = mapped_column(
+        ForeignKey("users.id", ondelete="CASCADE"), primary_key=True
+    )
+    asked_id: Mapped[int] = mapped_column(
+        ForeignKey("users.id", ondelete="CASCADE"), primary_key=True, index=True
+    )
+    at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class Friendship(Base):
+    """Two friends, one row: the lower user id first, so that a pair is stored once."""
+
+    __tablename__ = "friendships"
+
+    low_id: Mapped[int] = mapped_column(
+        ForeignKey("users.id", ondelete="CASCADE"), primary_key=True
+    )
+    high_id: Mapped[int] = mapped_column(
+        ForeignKey("users.id", ondelete="CASCADE"), primary_key=True, index=True
+    )
+    since: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class Follow(Base):
+    """``follower_id`` follows (关注) ``followed_id``: one way, no consent asked."""
+
+    __tablename__ = "follows"
+
+    follower_id: Mapped[int] = mapped_column(
+        ForeignKey("users.id", ondelete="CASCADE"), primary_key=True
+    )
+    followed_id: Mapped[int] = mapped_column(
+        ForeignKey("users.id", ondelete="CASCADE"), primary_key=True, index=True
+    )
+    at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class Block(Base):
+    """``blocker_id`` blocks (屏蔽) ``blocked_id``: the rules of docs/protocol.md, "Friends"."""
+
+    __tablename__ = "blocks"
+
+    blocker_id: Mapped[int] = mapped_column(
+        ForeignKey("users.id", ondelete="CASCADE"), primary_key=True
+    )
+    blocked_id: Mapped[int] = mapped_column(
+        ForeignKey("users.id", ondelete="CASCADE"), primary_key=True, index=True
+    )
+    at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)

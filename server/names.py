@@ -18,9 +18,9 @@ from __future__ import annotations
 import re
 import unicodedata
 from functools import cache
+from typing import Any
 
 from confusable_homoglyphs.categories import alias as script_of
-from confusable_homoglyphs.confusables import confusables_data
 
 NAME_PATTERN = re.compile(r"[\w\u4e00-\u9fff-]{2,20}")  # matched whole (``fullmatch``)
 # scripts that may share a name: Chinese (and Japanese) characters with Latin letters, as
@@ -93,7 +93,17 @@ def _prototype(char: str) -> str:
 
 
 def _neighbours(text: str) -> set[str]:
-    return {entry["c"].strip(_DIRECTION_MARKS) for entry in confusables_data.get(text, ())}
+    return {entry["c"].strip(_DIRECTION_MARKS) for entry in _confusables().get(text, ())}
+
+
+@cache
+def _confusables() -> dict[str, Any]:
+    """Unicode's look-alikes, loaded when a name is first checked, not when the server starts:
+    their table costs every process that imports it about a quarter of a second of CPU."""
+    from confusable_homoglyphs.confusables import confusables_data  # noqa: PLC0415
+
+    data: dict[str, Any] = confusables_data
+    return data
 
 
 def skeleton(name: str) -> str:

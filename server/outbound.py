@@ -43,7 +43,8 @@ class Answer(TypedDict, total=False):
     """What a command's ``ok`` carries besides its ``ref``."""
 
     version: int  # the table's version after a table command
-    table: str  # the id of the table ``create_table`` or ``play_now`` gave
+    table: str  # the id of the table ``create_table``, ``play_now`` or ``join`` gave
+    code: str  # a friend room's code (``create_table`` with ``private``)
 
 
 class Ok(Answer):
@@ -147,7 +148,7 @@ class Muted(TypedDict):
 class Closed(TypedDict):
     type: Literal["closed"]
     table: str
-    why: Literal["idle", "lonely", "room_closed", "lost"]
+    why: Literal["idle", "lonely", "room_closed", "lost", "blocked", "private"]
 
 
 class Banned(TypedDict):
@@ -203,6 +204,22 @@ class Unqueued(TypedDict):
     why: Literal["lost"]
 
 
+# "from" is a keyword: the functional form
+Invited = TypedDict(
+    "Invited",
+    {
+        "type": Literal["invited"],
+        "table": str,
+        "code": str | None,  # the friend room's code (None: a table of the lobby)
+        "room": str,
+        "variant": str,
+        "from": str,  # who invites
+        "at": float,
+    },
+)
+"""An invite to a table, pushed to every socket of the invitee (``server.invites``)."""
+
+
 ServerMessage = Annotated[
     Welcome
     | Ok
@@ -220,6 +237,7 @@ ServerMessage = Annotated[
     | Marks
     | QueueStatus
     | Matched
-    | Unqueued,
+    | Unqueued
+    | Invited,
     Field(discriminator="type"),
 ]

@@ -32,14 +32,13 @@ import orjson
 from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 from pydantic import BaseModel, ValidationError
 
-from server import inbound, messages, moderation, outbound
+from server import block_rules, gathering, inbound, messages, moderation, outbound
 from server.accounts import token_hash
 from server.addresses import connection_address
 from server.errors import TableError
 from server.feeds import Feeds, Handler
 from server.limits import RateLimits
 from server.lobby import LOBBY_TOPIC, Lobby
-from server.matchmaking import quick_command
 from server.models import User
 from server.outbound import BANNED, FOREIGN_PAGE, TOO_FAR_BEHIND, TOO_MANY_SOCKETS, UNAUTHORIZED
 from server.outbox import Outbox
@@ -82,6 +81,7 @@ class Connection:
         self.opening: dict[str, asyncio.Event] = {}  # tables whose snapshot is on its way
         # chat lines per user, shared by all of the user's sockets
         self.limits: RateLimits = ws.app.state.limits
+        self.blocks = block_rules.BlockRules(self, user.id)  # whom the user blocks, or is by
         self.outbox = Outbox(
             ws,
             self.settings.socket_backlog_messages,
@@ -214,26 +214,24 @@ class Connection:
         limit = inbound.LIMITED.get(type(m))
         if limit is not None and not await getattr(self.limits, limit).admit(user.id):
             raise TableError("rate_limited", f"too many {inbound.RATE_WORDS[limit]}; wait a little")
-        if isinstance(m, inbound.Sit | inbound.PlayNow | inbound.CreateTable):
-            await self.ws.app.state.matchmaker.leave(self)  # seated otherwise: out of the queue
+        if (quick := await self.ws.app.state.matchmaker.command(self, m)) is not None:
+            return quick or None  # 自动匹配 (``server.matchmaking``)
         if isinstance(m, inbound.Ping):
             await self.send(outbound.Pong(type="pong", ref=m.id, at=time.time()))
         elif isinstance(m, inbound.WatchLobby):
             await self.follow(LOBBY_TOPIC, self.lobby_update)
             await self.follow("chat:lobby", self.chat_message)
             await self.lobby_update(self.lobby.listing())
-        elif isinstance(m, inbound.CreateTable):
-            creator = (user.id, user.name)
-            table = await self.lobby.create_table(
-                m.room, m.options, m.stand_in, creator, address=self.address, pace=m.pace
-            )
-            return {"table": table.id}
+        elif isinstance(m, gathering.MESSAGES):  # tables made, friend rooms, invites, rematch
+            return await gathering.handle(self, m)
         elif isinstance(m, inbound.OpenTable):
+            await self.blocks.may_watch(m.table)
             await self.open_table(m.table, m.since)
         elif isinstance(m, inbound.CloseTable):
             await self.close_table(m.table)
         elif isinstance(m, inbound.Sit):
             await self.check_escape_ban()
+            await self.blocks.may_sit(m.table)
             await self.lobby.stand_elsewhere(user.id, m.table)
             await self.lobby.run(
                 m.table,
@@ -259,8 +257,6 @@ class Connection:
             await self.lobby.run(m.table, "mark", user_id=user.id, station=m.station, mark=m.mark)
         elif isinstance(m, inbound.Kick | inbound.Dissolve):
             return await self.moderate(m)
-        elif isinstance(m, inbound.Queue | inbound.Unqueue):
-            return await quick_command(self.ws.app.state.matchmaker, self, m)
         elif (command := seat_command(m)) is not None:
             table_id, name, args = command
             ran = await self.lobby.run(table_id, name, user_id=user.id, **args)
@@ -333,8 +329,10 @@ class Connection:
 
     async def table_update(self, table_id: str, news: messages.TableNews) -> None:
         if news["kind"] == "closed":  # nobody sat at it for a while, or its game was lost
-            if self.stop_watching(table_id):
+            if self.user.id in news.get("users", [self.user.id]) and self.stop_watching(table_id):
                 await self.send(outbound.Closed(type="closed", table=table_id, why=news["why"]))
+                if news["why"] == "private":  # shown out of a friend room's game, which goes on
+                    await gathering.shown_out(self, table_id)
             return
         opening = self.opening.get(table_id)
         if opening is not None:
@@ -441,7 +439,8 @@ class Connection:
             seated = table is not None and self.lobby.seat_of(table, self.user.id) is not None
             if (line["channel"] == "table") != seated:
                 return  # players and spectators do not read each other's chat
-        await self.send(line)
+        if not await self.blocks.hides(line):  # nothing of a user this one blocks
+            await self.send(line)
 
     async def notice(self, message: Any) -> None:
         """A moderator's word for this user (``outbound.Banned`` or ``outbound.Muted``, from
@@ -449,6 +448,8 @@ class Connection:
         (``server.accounts``) closes the sockets of its token, or all of the user's (no
         ``token_hash``) but those of the token named ``except`` (a password change); the
         token's hash is not passed on."""
+        if message["type"] in ("blocks", "blocked_by"):  # blocks made or undone
+            return await self.blocks.notice(message)
         if message["type"] == "logged_out":
             mine = message.get("token_hash") in (None, self.token_hash)
             if mine and message.get("except") != self.token_hash:

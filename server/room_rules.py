@@ -200,6 +200,7 @@ async def room_rules(room_id: str, request: Request, table: str | None = None) -
             "variant": room.variant,
             "owner": room.owner,
             "rated_with_bots": room.rated_with_bots,
+            "rated_friend_rooms": room.rated_friend_rooms,
             "closed": room_id in lobby.closed_rooms,
         },
         "table": {"id": table, "changes": changes} if table is not None else None,

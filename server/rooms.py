@@ -34,6 +34,7 @@ def room_config(row: Room, owner: str | None) -> RoomConfig:
         owner=owner,
         tables=row.max_tables,
         rated_with_bots=row.rated_with_bots,
+        rated_friend_rooms=row.rated_friend_rooms,
     )
 
 
@@ -68,6 +69,7 @@ async def load_rooms(
             row.options = json.dumps(room.options, ensure_ascii=False)
             row.owner_id = await _configured_owner(session, row, room.owner)
             row.rated_with_bots = room.rated_with_bots
+            row.rated_friend_rooms = room.rated_friend_rooms
         await session.commit()
         order = {room.id: n for n, room in enumerate(configured)}
         rows = sorted(await stored_rooms(session), key=lambda r: order.get(r[0].id, len(order)))

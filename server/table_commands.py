@@ -16,7 +16,7 @@ from typing import Any
 import engine
 from engine import Event
 from engine.bot import LEVELS
-from server import updates
+from server import friend_rooms, rematch, updates
 from server.errors import TableError
 from server.quick_tables import seat_matched
 from server.seating import SeatInfo
@@ -41,6 +41,7 @@ async def sit(
 ) -> None:
     check_between_games(table)
     table.seating.check_sit(seat, user_id)
+    friend_rooms.check_sit(table, seat, user_id, name)  # a friend room's own say
     points = (await table.services.store.points(table.variant.key, [user_id]))[user_id]
     info = SeatInfo(user_id=user_id, name=name, points=points, address=address, device=device)
     table.seating.sit(seat, info)
@@ -75,7 +76,7 @@ async def ready(table: Table, user_id: int, ready: bool) -> None:
         raise TableError("game_running", "the game is on")
     table.seating.set_ready(user_id, ready)
     table.seats_changed()
-    await table.start_if_ready()
+    await rematch.start_if_ready(table)  # after a game, partners rotated first if asked
 
 
 def check_may_seat_bots(table: Table, user_id: int) -> None:
@@ -91,9 +92,10 @@ async def add_bot(table: Table, user_id: int, seat: int, level: str = "normal") 
     if level not in LEVELS:
         raise TableError("bad_level", f"a bot level is one of {', '.join(LEVELS)}")
     check_between_games(table)
+    friend_rooms.check_bot(table, seat)
     table.seating.add_bot(seat, level)
     table.seats_changed()
-    await table.start_if_ready()
+    await rematch.start_if_ready(table)
 
 
 async def remove_bot(table: Table, user_id: int, seat: int) -> None:
@@ -231,6 +233,7 @@ async def open_for(table: Table, user_id: int, socket: str, since: int | None) -
     """A ``socket`` of ``user_id`` opens the table (or again): the ``table`` message it
     gets (``message``), with the events missed since event ``since``, and the number of
     the last update its snapshot shows (``update``: the gateway passes on only later ones)."""
+    await friend_rooms.check_open(table, user_id)  # a friend room's own say
     table.flush()  # what was held back (``sure``) goes first, so the snapshot follows it
     await table.connection_changed(user_id, socket, True)
     viewer = table.seat_of(user_id)
@@ -248,6 +251,8 @@ async def close_for(table: Table, user_id: int, socket: str) -> None:
 
 
 async def snapshot(table: Table, viewer: int | None) -> dict[str, Any]:
+    if table.private is not None:  # a friend room is opened by its code, never shown here
+        raise TableError("no_table", f"no table {table.id!r}")
     return table.snapshot(viewer)
 
 
@@ -271,6 +276,10 @@ COMMANDS: dict[str, Callable[..., Any]] = {
     "open_for": open_for,
     "close_for": close_for,
     "snapshot": snapshot,
+    "join_code": friend_rooms.join,
+    "admit": friend_rooms.admit,
+    "arrange": friend_rooms.arrange,
+    "rematch": rematch.rematch,
 }
 
 

@@ -26,12 +26,13 @@ from typing import Any, TypeVar
 
 import engine
 from engine import Event, GameState, Phase
-from server import listing, messages, updates
+from server import listing, messages, rematch, updates
 from server.actor import Actor
 from server.bot_driver import BotDriver, Think
 from server.broker import InMemoryBroker
 from server.config import RoomConfig, TablePolicy
 from server.errors import TableError
+from server.friend_rooms import PrivateRoom
 from server.game_driver import GameDriver
 from server.keeping import Keeper, LeaseLost
 from server.match_core import SeatDraw
@@ -94,6 +95,8 @@ class Table:
         self.creator_address: str | None = None
         self.stand_ins = False  # 托管 at this table: a bot plays for a player who is away
         self.quick = False  # a table of play now (马上开始)
+        self.private: PrivateRoom | None = None  # a friend room's (好友房) code and settings
+        self.rematch = rematch.Rematch()  # who agreed to play again (再来一局)
         self.pace: Pace = DEFAULT_PACE  # how long its bots wait before a move (no rule)
         self.seat_draw: SeatDraw | None = None  # quick match's seats (``server.match_core``)
         self.version = 0
@@ -148,14 +151,6 @@ class Table:
     @epoch.setter
     def epoch(self, epoch: int) -> None:
         self.lease.epoch = epoch
-
-    @property
-    def lease_until(self) -> float | None:
-        return self.lease.until
-
-    @lease_until.setter
-    def lease_until(self, until: float | None) -> None:
-        self.lease.until = until
 
     def seat_of(self, user_id: int) -> int | None:
         return self.seating.seat_of(user_id)
@@ -340,6 +335,7 @@ class Table:
             "room": self.room_data,
             "changes": self.changes,
             "quick": self.quick,
+            "private": None if self.private is None else self.private.kept(),
             "seats": [vars(info) for info in seating.seats],  # plain fields: JSON as they are
             "host": seating.host,
             "creator": self.creator,

@@ -50,6 +50,7 @@ LONGEST_FIRST = (
     "tests/server/test_cluster.py",
     "tests/web/test_games_four_seats.py",
     "tests/server/test_cluster_faults.py",
+    "tests/server/test_social_cluster.py",
     "tests/web/test_phone.py",
     "tests/server/test_scored_games.py",
     "tests/web/test_navigation.py",

@@ -1,7 +1,7 @@
 """seat draws: a quick-match game's seat draw, kept with the game
 
 Revision ID: 5e8c1a7d3f20
-Revises: 9a4d2f6b8e31
+Revises: 4f7b2c9e1d53
 Create Date: 2026-12-07 13:00:00
 
 - ``games.seat_draw``: the draw its seats came from (JSON: seed, the players in canonical order,
@@ -15,7 +15,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision: str = "5e8c1a7d3f20"
-down_revision: str | None = "9a4d2f6b8e31"
+down_revision: str | None = "4f7b2c9e1d53"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

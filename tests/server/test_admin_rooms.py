@@ -220,6 +220,7 @@ def test_rooms_are_made_edited_closed_and_reopened_and_audited(client: TestClien
         "owner": "室主甲",
         "max_tables": 3,
         "rated_with_bots": True,
+        "rated_friend_rooms": False,
     }
     assert entries[-2]["details"] == {  # what changed, from what to what
         "name": {"from": "二人 决斗室", "to": "二人 快棋室"},

@@ -93,7 +93,7 @@ def test_a_table_unsure_of_its_lease_holds_its_clock_and_its_updates(tmp_path: P
         mover = (alice, bob)[alice.game["to_move"]]
         portal = client.portal
         assert portal is not None
-        portal.call(setattr, actor, "lease_until", time.monotonic() - 0.01)
+        portal.call(setattr, actor.lease, "until", time.monotonic() - 0.01)
         refused = a_legal_move(mover, table)
         assert refused["code"] == "moved"  # it may be another process's table by now
         time.sleep(1.5)

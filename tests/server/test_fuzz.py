@@ -733,6 +733,9 @@ BODIES: dict[tuple[str, str], dict[str, Any] | None] = {  # each route with a va
     ("POST", "/api/layouts/auto"): {"variant": "siguo", "seat": 0, "layout": {}},
     ("POST", "/api/layouts/parse"): {"name": "x", "variant": "siguo", "text": ""},
     ("POST", "/api/layouts/format"): {"variant": "siguo", "seat": 0, "layout": {}},
+    ("POST", "/api/friends"): {"name": TARGET},
+    ("POST", "/api/follows"): {"name": TARGET},
+    ("POST", "/api/blocks"): {"name": TARGET},
     ("POST", "/admin/tables/nope/kick"): {"seat": 0, "reason": "test"},
     ("POST", "/admin/tables/nope/dissolve"): {"reason": "test"},
     ("POST", f"/admin/users/{TARGET}/penalty"): {"variant": "siguo", "points": 1, "reason": "t"},
@@ -741,7 +744,8 @@ BODIES: dict[tuple[str, str], dict[str, Any] | None] = {  # each route with a va
     ("POST", f"/admin/users/{TARGET}/mute"): {"minutes": 1, "reason": "test"},
     ("POST", f"/admin/users/{TARGET}/unmute"): {"reason": "test"},
 }
-GUARDED = ("/api/layouts", "/api/layouts/1")  # and /admin/...: the routes above that need a token
+# and /admin/...: the routes above that need a token
+GUARDED = ("/api/layouts", "/api/layouts/1", "/api/friends", "/api/follows", "/api/blocks")
 # Admin routes: no NUL and no integer past 32 bits, which they answer with a 500 for now
 # (server/admin.py; see test_admin_input_out_of_range_is_refused).
 SAFE_TEXT = st.text(

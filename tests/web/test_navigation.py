@@ -16,6 +16,7 @@ import pytest
 from playwright.sync_api import Browser, Page, Route
 
 import engine
+from server.friends import CODES as SOCIAL_CODES
 from tests.server.test_accounts_security import ACCOUNT_CODES
 from tests.server.test_fuzz import CODES
 from tests.server.test_hardening import CODES as HTTP_CODES
@@ -394,6 +395,7 @@ def test_every_error_code_has_words_in_both_languages(server: str, browser: Brow
         sorted(
             CODES
             | ACCOUNT_CODES
+            | SOCIAL_CODES
             | HTTP_CODES
             | {"bad_command", "moved", "unavailable", "paused", "stood_in"}
             # the accounts' refusals beyond the registration's (server/accounts.py), and the

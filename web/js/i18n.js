@@ -280,6 +280,53 @@ Object.assign(WORDS.en, {
   markClear: "Clear the mark", markClose: "Close", markGuess_bomb: "B?", markGuess_landmine: "M?", markGuess_flag: "F?",
 });
 
+// 好友, 关注, 屏蔽: friends, follows, blocks and presence (friends.js)
+Object.assign(WORDS.zh, {
+  friends: "好友", friendsOnline: "{n}/{of} 在线", friendsGuest: "注册账号后才能加好友", noFriends: "还没有好友: 输入名字加一个",
+  friendRequests: "好友申请", friendAccept: "接受", friendDecline: "拒绝", waitingAnswer: "等待对方回应", withdraw: "撤回",
+  friendName: "玩家名字", addFriend: "加好友", friendAsked: "已向 {name} 发出好友申请", friendMade: "你和 {name} 成了好友",
+  presence_offline: "离线", presence_online: "在线 (大厅)", presence_watching: "旁观中", presence_seated: "在桌旁等待", presence_playing: "对局中",
+  joinFriend: "去他那桌", watchFriend: "去观战",
+  removeFriend: "删除好友", acceptFriend: "接受好友申请", withdrawFriend: "撤回好友申请", follow: "关注", unfollow: "取消关注",
+  block: "屏蔽", unblock: "取消屏蔽", isFriend: "你的好友 ·", asksYou: "想加你为好友 ·", followersCount: "{n} 人关注",
+  youBlock: "你已屏蔽此人: 看不到他的聊天, 也不和他同桌", blockedUsers: "屏蔽名单", noneBlocked: "你没有屏蔽任何人",
+  tableBlocked: "这桌有玩家屏蔽了你: 不能再观看", requestsWaiting: "{n} 个申请",
+});
+Object.assign(WORDS.en, {
+  friends: "Friends", friendsOnline: "{n}/{of} online", friendsGuest: "Register to add friends", noFriends: "No friends yet: add one by name",
+  friendRequests: "Friend requests", friendAccept: "Accept", friendDecline: "Decline", waitingAnswer: "waiting for an answer", withdraw: "Withdraw",
+  friendName: "Player's name", addFriend: "Add friend", friendAsked: "Friend request sent to {name}", friendMade: "You and {name} are friends",
+  presence_offline: "offline", presence_online: "online (lobby)", presence_watching: "watching", presence_seated: "at a table", presence_playing: "playing",
+  joinFriend: "Join", watchFriend: "Watch",
+  removeFriend: "Remove friend", acceptFriend: "Accept friend request", withdrawFriend: "Withdraw request", follow: "Follow", unfollow: "Unfollow",
+  block: "Block", unblock: "Unblock", isFriend: "Your friend ·", asksYou: "Asks to be your friend ·", followersCount: "{n} followers",
+  youBlock: "You block this player: you see none of their chat, nor share a table", blockedUsers: "Blocked players", noneBlocked: "You block nobody",
+  tableBlocked: "A player at this table blocks you: you may watch it no more", requestsWaiting: "{n} waiting",
+});
+// friend rooms (好友房), invites and rematch (gathering.js)
+Object.assign(WORDS.zh, {
+  createFriendRoom: "创建好友房", friendRoom: "好友房", friendRoomNote: "好友房不在大厅里列出: 把房间号或链接发给朋友, 他们就能进来",
+  roomCode: "房间号", enterCode: "输入房间号", join: "加入", passwordOptional: "密码 (可不填)", needPassword: "这个好友房要密码: 请输入密码再加入",
+  reserveSeats: "给好友留座 (填好友的名字)", friendSeatName: "好友的名字", watchSetting: "旁观", watch_anyone: "有链接的人都能看",
+  watch_friends: "只有我的好友能看", watch_nobody: "不许旁观", createRoom: "创建", copyLink: "复制链接", linkCopied: "链接已复制",
+  hasPassword: "有密码", reservedFor: "{n}号座留给 {name}", inviteFriend: "邀请好友", invite: "邀请", inviteSent: "已邀请 {name}",
+  invitedBy: "{name} 邀请你一起下{variant}", arrange: "调座位", arrangeTo: "换到", arrangeGo: "对调",
+  rematchAgreed: "同意再来一局: {names}", rematchNone: "还没有人同意再来一局", rematchRotate: "再来一局 · 换搭档",
+  rematchWithdraw: "不来了", rematchWaiting: "等其他人同意…", rematchRotating: "{n} 人想换搭档 (大家都选才换)",
+  yourFriendRoom: "你在好友房 {code} ({variant})", tablePrivate: "好友房的主人不让旁观这局棋", unrated_friend_room: "这个房间的好友房不计分", unratedShort_friend_room: "好友房",
+});
+Object.assign(WORDS.en, {
+  createFriendRoom: "Friend room", friendRoom: "Friend room", friendRoomNote: "Friend rooms are not listed in the lobby: send the code or the link to your friends to let them in",
+  roomCode: "Room code", enterCode: "Room code", join: "Join", passwordOptional: "Password (optional)", needPassword: "This friend room asks for a password: type it and join",
+  reserveSeats: "Keep seats for friends (their names)", friendSeatName: "a friend's name", watchSetting: "Watching", watch_anyone: "anyone with the link",
+  watch_friends: "my friends only", watch_nobody: "nobody", createRoom: "Create", copyLink: "Copy link", linkCopied: "Link copied",
+  hasPassword: "password set", reservedFor: "seat {n} kept for {name}", inviteFriend: "Invite a friend", invite: "Invite", inviteSent: "{name} is invited",
+  invitedBy: "{name} invites you to a game of {variant}", arrange: "Move seats", arrangeTo: "to", arrangeGo: "Swap",
+  rematchAgreed: "Play again: {names}", rematchNone: "Nobody has agreed to play again yet", rematchRotate: "Play again · new partners",
+  rematchWithdraw: "Not again", rematchWaiting: "Waiting for the others…", rematchRotating: "{n} asked for new partners (all must ask)",
+  yourFriendRoom: "You sit in friend room {code} ({variant})", tablePrivate: "The host lets no one watch this game", unrated_friend_room: "this room's friend rooms are not rated", unratedShort_friend_room: "friend room",
+});
+
 const VARIANTS = {
   zh: { siguo: "四国军棋", luanzhan: "乱战四国", sandayi: "三打一", sanguo: "三国军棋", liangguo: "二人暗棋", fanqi: "翻棋" },
   en: { siguo: "Four-player Junqi", luanzhan: "Four-player free-for-all", sandayi: "Three against one",
@@ -424,6 +471,30 @@ const ERRORS = {
   },
 };
 
+// refusals of friends, follows and blocks (friends.js; docs/protocol.md, "Friends, follows and blocks")
+Object.assign(ERRORS.zh, {
+  registered_only: "注册账号后才能加好友、关注和屏蔽", blocked: "你们之间有屏蔽: 不能同桌、观战、加好友或关注",
+  no_request: "对方没有向你发出好友申请", not_friends: "你们不是好友", not_following: "你没有关注此人", not_blocked: "你没有屏蔽此人",
+  already_friends: "你们已经是好友了", already_asked: "你已经发过申请了, 等待对方回应", already_following: "你已经关注了此人",
+  already_blocked: "你已经屏蔽了此人", too_many: "数量已达上限 (200): 请先撤回或取消一些", self: "这是你自己", guest_user: "对方是游客: 游客不能加好友或被关注",
+});
+Object.assign(ERRORS.en, {
+  registered_only: "register to add friends, follow or block", blocked: "a block stands between you: no shared table, watching, friend request or follow",
+  no_request: "that player has not asked you", not_friends: "you are not friends", not_following: "you do not follow that player", not_blocked: "you do not block that player",
+  already_friends: "you are friends already", already_asked: "you asked already: wait for an answer", already_following: "you follow that player already",
+  already_blocked: "you block that player already", too_many: "that is the most you may have (200): undo some first", self: "that is you", guest_user: "that player is a guest: guests have no friends or followers",
+});
+Object.assign(ERRORS.zh, {
+  no_code: "没有这个房间号的好友房", wrong_password: "密码不对", seat_reserved: "这个座位留给了别的好友",
+  watch_refused: "好友房的主人不让旁观这局棋", no_user: "没有这个名字的玩家",
+  no_rematch: "对局结束后才能再来一局",
+});
+Object.assign(ERRORS.en, {
+  no_code: "no friend room has this code", wrong_password: "wrong password", seat_reserved: "that seat is kept for another friend",
+  watch_refused: "the host lets no one watch this game", no_user: "no player has that name",
+  no_rematch: "a rematch comes after a game",
+});
+
 const FIELDS = {
   zh: { name: "名字", password: "密码", text: "内容" },
   en: { name: "name", password: "password", text: "text" },
@@ -562,7 +633,7 @@ const RULE_WORDS = {
     score_qq: "赢家各得底分, 输家各扣底分, 和棋不计", score_lianzhong: "赢家各得底分, 输家各扣底分, 和棋不计",
     score_sanguo: "不乘底分: 第一个出局的扣 {x} 分, 淘汰他的人得 {x} 分; 第二个出局的扣 {y} 分; 最后剩下的得 {z} 分",
     score_sandayi: "叫灭 N 家: 庄家赢得 3N 倍底分, 每个闲家扣 N 倍; 庄家输则反过来; 和棋按出局的闲家数计",
-    ratedWithBots: "本房间和机器人下也计分", unratedWithBots: "桌上有机器人不计分", tableMayChange: "开桌时可以改的桌规: {names}; 改了就不计分",
+    ratedWithBots: "本房间和机器人下也计分", unratedWithBots: "桌上有机器人不计分", ratedFriendRooms: "本房间的好友房也计分", unratedFriendRooms: "好友房不计分", tableMayChange: "开桌时可以改的桌规: {names}; 改了就不计分",
     minutes: "{n} 分钟", hours: "{n} 小时",
     escapeCost: "逃跑 (中途离开、掉线不回、超时到上限) 扣 {n} 倍底分",
     escape_qq: "有人逃跑对局结束: 他那一方没人了对方才算赢, 否则只有逃跑的人扣分",
@@ -626,7 +697,7 @@ const RULE_WORDS = {
     score_qq: "Winners gain the stake, losers lose it, a draw moves nothing", score_lianzhong: "Winners gain the stake, losers lose it, a draw moves nothing",
     score_sanguo: "Raw points: the first out loses {x}, and whoever put them out gains {x}; the second out loses {y}; the last standing gains {z}",
     score_sandayi: "A contract to put out N: a winning banker gains 3N stakes and each idle player loses N; the other way round if the banker loses; a draw by the idle players out",
-    ratedWithBots: "Games with bots are rated in this room", unratedWithBots: "Games with bots are not rated", tableMayChange: "A new table may change: {names}; a table that does plays unrated",
+    ratedWithBots: "Games with bots are rated in this room", unratedWithBots: "Games with bots are not rated", ratedFriendRooms: "Friend rooms are rated in this room", unratedFriendRooms: "Friend rooms are not rated", tableMayChange: "A new table may change: {names}; a table that does plays unrated",
     minutes: "{n} min", hours: "{n} h",
     escapeCost: "An escape (leaving, not coming back, timeouts to the limit) costs {n} times the stake",
     escape_qq: "An escape ends the game: the opponents win only if the escaper's side has nobody left; otherwise only the escaper scores",

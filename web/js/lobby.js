@@ -1,11 +1,12 @@
-// The lobby 大厅: rooms by variant with their tables, play now with bots, the player's record,
-// the leaderboard, recent games (replays) and the lobby chat.
+// The lobby 大厅: rooms by variant with their tables, play now with bots, the player's friends
+// (friends.js), record, the leaderboard, recent games (replays) and the lobby chat.
 
 import { html, nothing } from "../vendor/lit-html/lit-html.js";
 import { command } from "./actions.js";
 import { avatar, rankBadge } from "./avatar.js";
 import { ARMY_COLOURS, NEUTRAL } from "./board.js";
 import { chatBox } from "./chat.js";
+import { friendsPanel, friendsShortcut } from "./friends.js";
 import { roomName, ruleText, t, unratedText, variantName } from "./i18n.js";
 import { paceSelect, preferredPace } from "./pace.js";
 import { profileLink } from "./profile.js";
@@ -13,6 +14,7 @@ import { quickCard } from "./quick.js";
 import { changed, store, variantEntry } from "./store.js";
 import { playerName } from "./seats.js";
 import { openTable } from "./table.js";
+import { backToFriendRoom, joinBox, openFriendDialog } from "./gathering.js";
 
 const extras = { leaderboard: [], myGames: [], games: [], escapes: null, loadedAt: 0 };
 
@@ -135,6 +137,7 @@ function roomCard(room) {
     <div class="buttons">
       <button class="play-bots primary" data-room=${room.id} @click=${() => playNow(room.id)}>${t("playBots")}</button>
       <button class="create" data-room=${room.id} @click=${() => create(room.id)}>${t("create")}</button>
+      <button class="create-friend" data-room=${room.id} @click=${() => openFriendDialog(room.id)}>${t("createFriendRoom")}</button>
     </div>
     <details><summary>${t("options")}</summary>
       <form class="options" data-room=${room.id} @submit=${(e) => e.preventDefault()}>
@@ -159,6 +162,7 @@ function sidebar() {
   const standings = (store.profile?.standings ?? []).filter((s) => s.wins + s.losses + s.draws > 0 || s.variant === first);
   const escapes = extras.escapes;
   return html`<aside class="side">
+    ${friendsPanel()}
     <section class="card" id="profile"><h3>${t("profile")}</h3>
       <table><thead><tr><th></th><th>${t("points")}</th><th>${t("titleOf")}</th><th>${t("record")}</th></tr></thead>
       <tbody>${standings.map((s) => html`<tr><td>${variantName(s.variant)}</td><td>${s.points}</td><td>${rankBadge(s.title, s.level)}</td><td>${s.wins}/${s.losses}/${s.draws}</td></tr>`)}</tbody></table>
@@ -185,9 +189,12 @@ export function lobbyView() {
     <div class="rooms">
       ${running.map((table) => html`<p class="card back-to-game" data-table=${table.id}>${t("yourGameOn", { variant: variantName(table.variant) })}
         <button class="primary" @click=${() => openTable(table.id)}>${t("rejoin")}</button></p>`)}
+      ${backToFriendRoom()}
       <section class="card welcome">
         <h2>${t("lobby")}</h2><p class="sub">${t("lobbyNote")}</p>
         <button id="play-now" class="primary big" @click=${() => playNow(null)}>${t("playNow")}${quick ? ` · ${variantName(quick)}` : ""}</button>
+        ${friendsShortcut()}
+        ${joinBox()}
       </section>
       ${quickCard()}
       ${lobby ? lobby.rooms.map(roomCard) : html`<p>…</p>`}

@@ -156,7 +156,7 @@ export function endingView(snap, names) {
 }
 
 // The end of a game: who won, why, what each seat scored, and ``fair``: the seed and its check.
-export function resultCard(snap, names, { onClose, onReady, onReplay, onLobby, fair = nothing }) {
+export function resultCard(snap, names, { onClose, onReady, onReplay, onLobby, fair = nothing, rematch = nothing }) {
   const g = snap.game, result = g?.result;
   if (!result) return nothing;
   const me = snap.you;
@@ -182,6 +182,7 @@ export function resultCard(snap, names, { onClose, onReady, onReplay, onLobby, f
       <td class="points">${(points[s.seat] ?? 0) > 0 ? "+" : ""}${points[s.seat] ?? 0}</td>
       <td class="title">${snap.seats[s.seat]?.name && !snap.seats[s.seat].bot ? titleName(snap.seats[s.seat].title) : ""}</td></tr>`)}</tbody></table>
     ${fair}
+    ${rematch}
     <div class="buttons">
       ${onReady ? html`<button id="again" class="primary" @click=${onReady}>${t("playAgain")}</button>` : nothing}
       ${snap.game_id ? html`<button id="to-replay" @click=${onReplay}>${t("replay")}</button>` : nothing}

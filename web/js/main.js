@@ -1,5 +1,5 @@
 // The client's start: sign-in, the socket, the address (#table/<id>, #replay/<id>, #rules/<room>,
-// #guide, …) and the page
+// #join/<code>, #guide, …) and the page
 // around the views. It holds no rules: legal moves, layout problems, automatic layouts and
 // what a viewer may do all come from the server.
 
@@ -8,6 +8,7 @@ import { notifying, pageTitle, toggleNotify } from "./alerts.js";
 import { Api, Socket } from "./api.js";
 import { heard } from "./chat.js";
 import { errorText, t, toggleLanguage } from "./i18n.js";
+import { friendDialog, invited, invitesView, joinByCode } from "./gathering.js";
 import { enterLobby, lobbyView } from "./lobby.js";
 import { followLog } from "./log.js";
 import { loginView } from "./login.js";
@@ -49,7 +50,7 @@ function onMessage(m) {
     if (store.table?.id === m.table) { // back to the lobby, where the notice is shown
       closeTable();
       enterLobby();
-      const words = { lost: "tableLost", room_closed: "roomClosed", lonely: "tableLonely" }[m.why] ?? "tableClosed";
+      const words = { lost: "tableLost", room_closed: "roomClosed", lonely: "tableLonely", blocked: "tableBlocked", private: "tablePrivate" }[m.why] ?? "tableClosed";
       notify(t(words), m.why === "lost" ? "error" : "info");
       location.hash = "";
     }
@@ -57,6 +58,8 @@ function onMessage(m) {
     marksMessage(m);
   } else if (m.type === "queue_status" || m.type === "matched" || m.type === "unqueued") {
     quickMessage(m);
+  } else if (m.type === "invited") {
+    invited(m);
   } else if (m.type === "muted") {
     notify(errorText({ code: "muted" }));
   }
@@ -67,6 +70,12 @@ function route() {
   const hash = location.hash;
   if (hash.startsWith("#table/")) { openTable(hash.slice(7)); return; }
   closeTable();
+  if (hash.startsWith("#join/")) { // a friend room's link: joined by its code, then its table opens
+    history.replaceState(null, "", "#");
+    enterLobby();
+    joinByCode(decodeURIComponent(hash.slice(6)));
+    return;
+  }
   if (hash.startsWith("#replay/")) openReplay(...hash.slice(8).split("/"));
   else if (hash.startsWith("#user/")) openProfile(decodeURIComponent(hash.slice(6)));
   else if (hash.startsWith("#rules/")) openRules(...hash.slice(7).split("/").map(decodeURIComponent));
@@ -174,22 +183,30 @@ function view() {
   if (store.view === "profile") return profileView();
   if (store.view === "rules") return rulesView();
   if (store.view === "guide") return guideView();
-  return html`${guideOffer()}${lobbyView()}`;
+  return html`${guideOffer()}${lobbyView()}${friendDialog()}`;
 }
 
 onChange(() => {
   document.title = pageTitle(yourTurnNow());
-  render(html`${header()}${notice()}<main>${view()}</main>${modal()}`, root);
+  render(html`${header()}${notice()}${store.user ? invitesView() : nothing}<main>${view()}</main>${modal()}`, root);
   followLog(store.view === "table" ? store.table?.follow : null);
 });
 
 window.addEventListener("hashchange", route);
 window.addEventListener("resize", changed);
 window.addEventListener("keydown", replayKey);
-setInterval(() => { // clocks
+// The clocks: looked at four times a second, the table redrawn only when a second it shows has
+// changed (a whole redraw four times a second kept a phone's processor busy for nothing).
+let shownSeconds = null;
+setInterval(() => {
   if (store.view !== "table") return;
   tick();
-  changed();
+  const snap = store.table?.snapshot, g = snap?.game, now = store.socket.now();
+  const until = [g?.deadline, ...(g?.seats ?? []).map((s) => s?.raise_flag_by), ...(snap?.seats ?? []).map((s) => s?.away_until),
+    g?.may?.surrender_from].filter((u) => typeof u === "number");
+  // with no clock running, once a second all the same (chat bubbles end, a surrender opens)
+  const seconds = until.length ? until.map((u) => Math.ceil(u - now)).join() : String(Math.floor(now));
+  if (seconds !== shownSeconds) { shownSeconds = seconds; changed(); }
 }, 250);
 document.documentElement.lang = localStorage.getItem("junqi.lang") || "zh";
 window.junqi = store; // for debugging and the browser tests

@@ -1,8 +1,10 @@
 // A player's profile (#user/<name>): title and points per variant, recent games with replays;
-// on one's own, the password change and 全部设备退出 (log out everywhere).
+// 加好友 / 关注 / 屏蔽 (friends.js); on one's own, those one blocks, the password change and
+// 全部设备退出 (log out everywhere).
 
 import { html, nothing } from "../vendor/lit-html/lit-html.js";
 import { avatar, rankBadge } from "./avatar.js";
+import { blockedList, loadRelation, relationButtons } from "./friends.js";
 import { errorText, t, variantName } from "./i18n.js";
 import { deadLink } from "./log.js";
 import { NEW_PASSWORD } from "./login.js";
@@ -17,6 +19,7 @@ export async function openProfile(name) {
   store.profileView = { name, standings: null, games: [] };
   changed();
   const view = store.profileView;
+  loadRelation(view);
   try {
     const path = `/api/users/${encodeURIComponent(name)}`;
     const [profile, games] = await Promise.all([store.api.call("GET", path), store.api.call("GET", `${path}/games?limit=20`)]);
@@ -94,6 +97,7 @@ export function profileView() {
   return html`<section class="profile-view" id="profile-view">
     <div class="card">
       <h2>${avatar(view?.name, 40)}${view?.name}</h2>
+      ${view ? relationButtons(view) : nothing}
       <table class="standings"><thead><tr><th></th><th>${t("titleOf")}</th><th>${t("points")}</th><th>${t("record")}</th></tr></thead>
         <tbody>${(played.length ? played : view?.standings?.slice(0, 1) ?? []).map((s) => html`<tr data-variant=${s.variant}>
           <td>${variantName(s.variant)}</td><td>${rankBadge(s.title, s.level)}</td><td>${s.points}</td><td>${s.wins}/${s.losses}/${s.draws}</td></tr>`)}</tbody></table>
@@ -102,7 +106,7 @@ export function profileView() {
         <a href=${`#replay/${g.game}`} class="replay-link" data-game=${g.game}>${variantName(g.variant)}</a>
         ${t(g.outcome === "draw" ? "drawn" : g.outcome ?? "unscored")} <b>${g.points > 0 ? "+" : ""}${g.points ?? 0}</b>
         <small>${g.finished_at ? new Date(g.finished_at).toLocaleString() : ""}${g.rated ? "" : ` · ${t("unratedShort")}`}</small></li>`)}</ul>
-      ${view?.name === store.user?.name ? passwordForm() : nothing}
+      ${view?.name === store.user?.name ? html`${blockedList(view)}${passwordForm()}` : nothing}
       <div class="buttons">
         <button id="back" @click=${() => history.back()}>${t("goBack")}</button>
         ${view?.name === store.user?.name ? html`<button id="logout-all" @click=${logoutEverywhere}>${t("logoutAll")}</button>` : nothing}

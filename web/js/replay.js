@@ -86,11 +86,11 @@ function showing(r) {
 async function go(step) {
   const r = store.replay;
   if (!r) return;
-  const target = Math.max(0, Math.min(r.steps, step));
+  const target = Math.max(0, Math.min(r.steps, step)), perspective = r.perspective;
   try {
     const [state, marks] = await Promise.all([stateAt(r, target), marksAt(r, target)]);
     if (!store.boards.has(state.board)) store.boards.set(state.board, await store.api.call("GET", `/api/boards/${state.board}`));
-    if (!showing(r)) return;
+    if (!showing(r) || r.perspective !== perspective) return; // another perspective came first
     r.step = target;
     r.state = state;
     r.marks = marks;
@@ -99,20 +99,23 @@ async function go(step) {
   changed();
 }
 
-// Another perspective, taken at once when its moves and its view of this step are in: never the
-// old one's move list under the new one's name, nor an earlier choice's answer after a later one.
+// Another perspective, taken at once when its moves and its view and marks of this step are all
+// in, and shown in one redraw: never the old one's move list under the new one's name (a page
+// that reads the perspective sees its lines), nor an earlier choice's answer after a later one.
 let choices = 0;
 async function see(perspective) {
-  const r = store.replay, choice = ++choices;
-  const [moves] = await Promise.all([
+  const r = store.replay, choice = ++choices, step = r.step, seen = { ...r, perspective };
+  const answers = await Promise.all([
     store.api.call("GET", `/api/games/${r.id}/moves?perspective=${perspective}`),
-    stateAt({ ...r, perspective }, r.step),
-  ]).catch((error) => { notify(errorText(error)); return [null]; });
-  if (!moves || store.replay !== r || choice !== choices) return;
+    stateAt(seen, step),
+    marksAt(seen, step),
+  ]).catch((error) => { notify(errorText(error)); return null; });
+  if (!answers || store.replay !== r || choice !== choices) return;
+  [r.moves, r.state, r.marks] = answers;
   r.perspective = perspective;
-  r.moves = moves;
   if (/^\d$/.test(perspective)) r.bottom = Number(perspective);
-  await go(r.step);
+  changed();
+  if (r.step !== step) await go(r.step); // played on meanwhile: this step in the new eyes
 }
 
 function stop() {

@@ -235,6 +235,7 @@ function scoringFacts(f) {
   const out = [fact("stakes", r("stakes", s.stakes))];
   out.push(fact("escape_rule", r(`score_${o.escape_rule}`, { x: o.score_x, y: o.score_y, z: o.score_z })));
   out.push(fact("rated_with_bots", onOff(f.room.rated_with_bots, "ratedWithBots", "unratedWithBots")));
+  out.push(fact("rated_friend_rooms", onOff(f.room.rated_friend_rooms, "ratedFriendRooms", "unratedFriendRooms")));
   out.push(fact("table_rules", r("tableMayChange", { names: f.table_may_change.map((k) => r(`opt_${k}`)).join(language() === "zh" ? "、" : ", ") })));
   return out;
 }

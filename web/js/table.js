@@ -19,6 +19,7 @@ import { paceName, paceSelect } from "./pace.js";
 import { handTray, pregameCard } from "./pregame.js";
 import { rulesDialog, showRules } from "./rules.js";
 import { playerName, seatColour, seatPanels } from "./seats.js";
+import { friendRoomCard, noteFriendRoom, rematchBox } from "./gathering.js";
 import { sound } from "./sounds.js";
 import { changed, store } from "./store.js";
 import { trackerPanel } from "./tracker.js";
@@ -92,6 +93,7 @@ export function tableMessage(m) {
   if (followDeployment(tbl)) tbl.autoZoom = true;
   rememberTable(m.snapshot, tbl.events); // what this page saw of the deal (fairness.js)
   rememberSeats(tbl.id, m.snapshot); // and of a quick-match table's seats (seatdraw.js)
+  noteFriendRoom(m.snapshot); // the lobby does not list it: the way back (gathering.js)
   snapshotArrived(m.snapshot.version);
   changed();
 }
@@ -424,7 +426,8 @@ export function tableView() {
     requestAnimationFrame(() => scrollZoom(geo, boxW * k, boxH * k, tbl.zoom ?? {}, me ?? tbl.bottom ?? 0));
   }
   const finished = g?.phase === "finished" && g.result;
-  const again = (snap.may ?? []).includes("ready") ? () => command({ type: "ready", table: tbl.id, ready: true }) : null;
+  // after a game 再来一局 is a rematch (gathering.js), where the snapshot offers one
+  const again = !snap.rematch && (snap.may ?? []).includes("ready") ? () => command({ type: "ready", table: tbl.id, ready: true }) : null;
   const overlay = finished && tbl.showResult
     ? resultCard(snap, tbl.names, {
       onClose: () => { tbl.showResult = false; changed(); },
@@ -432,6 +435,7 @@ export function tableView() {
       onReplay: () => { location.hash = `#replay/${snap.game_id}`; },
       onLobby: () => leave(tbl),
       fair: html`${fairBox(tbl.fair, () => fairSource(tbl))}${seatBox(tbl.id, snap)}`,
+      rematch: rematchBox(snap, tbl.id),
     })
     : pregameCard(snap);
   return html`<section class=${`table-view${f.stacked ? " stacked" : ""}`} id="table" data-variant=${g?.variant ?? snap.variant}
@@ -457,6 +461,7 @@ export function tableView() {
         ${finished && !tbl.showResult ? fairBox(tbl.fair, () => fairSource(tbl)) : nothing}
         ${finished && tbl.showResult ? nothing : seatBox(tbl.id, snap)}
       </section>
+      ${friendRoomCard(snap, tbl.id)}
       ${trackerPanel(snap)}
       ${g?.deal?.hand && g.phase === "deploying" && !deploying(tbl) ? html`<section class="card">${handTray(g.deal.hand)}</section>` : nothing}
       <section class="card"><h3>${t("history")}</h3>${logList(tbl.events, who(tbl), { hover: (line) => { tbl.hover = line; changed(); } }, null, 300, tbl.follow)}</section>
