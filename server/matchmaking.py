@@ -23,6 +23,7 @@ from dataclasses import asdict, dataclass
 from typing import Any, Protocol
 
 from pydantic import BaseModel
+from redis import asyncio as aioredis
 from redis.exceptions import RedisError
 
 from engine import get_variant
@@ -104,6 +105,7 @@ class Matchmaker:
         self.tasks: list[asyncio.Task[None]] = []
         self.forming: set[asyncio.Task[None]] = set()
         self.subscription: Subscription | None = None
+        self.redis: aioredis.Redis | None = None  # the queue's own Redis client, if any
         # as last read (``check_tickets``): players waiting by variant and mode, and the
         # commitment of the next seat seed
         self.counts: dict[tuple[str, str], int] = {}
@@ -119,6 +121,8 @@ class Matchmaker:
         if self.subscription is not None:
             self.subscription.close()
         await cancel([*self.tasks, *self.forming])
+        if self.redis is not None:
+            await self.redis.aclose()
 
     def room_for(self, variant: str, mode: str | None) -> tuple[str, str]:
         """The quick-match room of a variant and mode (None: the variant's own), and the mode."""
@@ -376,7 +380,16 @@ def matched_message(table_id: str, w: Waiting, seats: str | None) -> outbound.Ma
 async def start_matchmaker(lobby: Lobby, redis: Any, settings: Any) -> Matchmaker:
     """The process's matchmaker, its queue in Redis if ``redis`` (a cluster), else in memory;
     started (``settings``: ``server.config.Settings``)."""
-    store: QueueStore = RedisQueue(redis) if redis is not None else MemoryQueue()
+    store: QueueStore = MemoryQueue()
+    own = None
+    if redis is not None:
+        # connections of its own, waited for when all are busy: the app's pool (100, shared by
+        # the broker and the rate limits) refuses at once when thousands send at once
+        pool = aioredis.BlockingConnectionPool.from_url(
+            settings.redis_url, max_connections=16, timeout=30, decode_responses=True
+        )
+        own = aioredis.Redis(connection_pool=pool)
+        store = RedisQueue(own)
     quick = QuickSettings(
         settings.quick_bots_seconds,
         settings.quick_widen_seconds,
@@ -385,6 +398,7 @@ async def start_matchmaker(lobby: Lobby, redis: Any, settings: Any) -> Matchmake
         settings.lease_seconds,
     )
     matchmaker = Matchmaker(lobby, store, lobby.origin, quick)
+    matchmaker.redis = own
     await matchmaker.start()
     return matchmaker
 
