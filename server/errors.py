@@ -43,7 +43,7 @@ CODES = frozenset(
         "malformed",
         # friend rooms, invites and rematch (``server.friend_rooms``, ``server.gathering``)
         "no_code",
-        "wrong_password",
+        "room_password",
         "seat_reserved",
         "watch_refused",
         "no_user",

@@ -204,7 +204,7 @@ async def show_out(table: Table) -> None:
 
 
 async def join(table: Table, user_id: int, name: str, password: str | None) -> None:
-    """Let a user in by the room's code (and password; ``wrong_password``); the user invited
+    """Let a user in by the room's code (and password; ``room_password``); the user invited
     or reserved a seat needs none."""
     room = table.private
     if room is None:
@@ -218,7 +218,7 @@ async def join(table: Table, user_id: int, name: str, password: str | None) -> N
         raise TableError("rate_limited", "too many wrong passwords for this room; wait a little")
     if not room.password_fits(password):
         room.misses.append(now)
-        raise TableError("wrong_password", "the password is wrong")
+        raise TableError("room_password", "the password is wrong")
     room.admitted.add(user_id)
 
 

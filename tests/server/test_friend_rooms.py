@@ -92,8 +92,8 @@ def test_a_friend_room_is_unlisted_and_joined_by_its_code(app_client: TestClient
         assert stranger.request({"type": "open", "table": table})["code"] == "no_table"
         assert stranger.request({"type": "sit", "table": table, "seat": 1})["code"] == "no_table"
         assert join(stranger, "ZZZZZZ")["code"] == "no_code"
-        assert join(stranger, code, "guess")["code"] == "wrong_password"
-        assert join(stranger, code)["code"] == "wrong_password"
+        assert join(stranger, code, "guess")["code"] == "room_password"
+        assert join(stranger, code)["code"] == "room_password"
         # typed in lower case, with a space: the same code
         answer = join(friend, f"{code[:3].lower()} {code[3:]}", "芝麻开门")
         assert answer == {"type": "ok", "ref": answer["ref"], "table": table}
@@ -115,7 +115,7 @@ def test_wrong_passwords_are_rate_limited(app_client: TestClient) -> None:
         host, guesser = people(app_client, stack, "fr-b", 2)
         _, code = friend_room(host, password="right")
         codes = [join(guesser, code, f"wrong{n}")["code"] for n in range(12)]
-        assert codes[:10] == ["wrong_password"] * 10
+        assert codes[:10] == ["room_password"] * 10
         assert codes[10:] == ["rate_limited"] * 2
 
 
@@ -124,7 +124,7 @@ def test_a_room_takes_few_guesses_from_all_accounts_together(app_client: TestCli
         host, *guessers, friend = people(app_client, stack, "fr-g", 5)
         table, code = friend_room(host, password="right")
         misses = [join(g, code, f"wrong{n}")["code"] for g in guessers for n in range(10)]
-        assert misses == ["wrong_password"] * 30
+        assert misses == ["room_password"] * 30
         assert join(friend, code, "right")["code"] == "rate_limited"  # the room waits a while
         assert host.request({"type": "invite", "table": table, "user": "fr-g4"})["type"] == "ok"
         assert join(friend, code)["type"] == "ok"  # but an invite lets a friend in

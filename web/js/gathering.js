@@ -34,9 +34,9 @@ export async function joinByCode(code, password = null) {
     store.joinAsk = null;
     openTable(ok.table);
   } catch (error) {
-    if (error.code === "wrong_password") store.joinAsk = { code };
+    if (error.code === "room_password") store.joinAsk = { code };
     if (store.view !== "lobby" && store.view !== "table") store.view = "lobby";
-    notify(error.code === "wrong_password" && !password ? t("needPassword") : errorText(error));
+    notify(error.code === "room_password" && !password ? t("needPassword") : errorText(error));
     changed();
   }
 }

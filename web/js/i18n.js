@@ -485,12 +485,12 @@ Object.assign(ERRORS.en, {
   already_blocked: "you block that player already", too_many: "that is the most you may have (200): undo some first", self: "that is you", guest_user: "that player is a guest: guests have no friends or followers",
 });
 Object.assign(ERRORS.zh, {
-  no_code: "没有这个房间号的好友房", wrong_password: "密码不对", seat_reserved: "这个座位留给了别的好友",
+  no_code: "没有这个房间号的好友房", room_password: "好友房的密码不对", seat_reserved: "这个座位留给了别的好友",
   watch_refused: "好友房的主人不让旁观这局棋", no_user: "没有这个名字的玩家",
   no_rematch: "对局结束后才能再来一局",
 });
 Object.assign(ERRORS.en, {
-  no_code: "no friend room has this code", wrong_password: "wrong password", seat_reserved: "that seat is kept for another friend",
+  no_code: "no friend room has this code", room_password: "wrong password for this friend room", seat_reserved: "that seat is kept for another friend",
   watch_refused: "the host lets no one watch this game", no_user: "no player has that name",
   no_rematch: "a rematch comes after a game",
 });

@@ -186,10 +186,15 @@ function view() {
   return html`${guideOffer()}${lobbyView()}${friendDialog()}`;
 }
 
+// A page opened (a table, a replay, a profile…) starts at its top, not where the page before it
+// had been scrolled to: a table entered from far down the lobby showed its board half gone.
+let shownPage = null;
 onChange(() => {
   document.title = pageTitle(yourTurnNow());
   render(html`${header()}${notice()}${store.user ? invitesView() : nothing}<main>${view()}</main>${modal()}`, root);
   followLog(store.view === "table" ? store.table?.follow : null);
+  const page = `${store.view}/${store.table?.id ?? store.replay?.id ?? ""}`;
+  if (page !== shownPage) { shownPage = page; scrollTo(0, 0); }
 });
 
 window.addEventListener("hashchange", route);
