@@ -273,6 +273,7 @@ class Player:
         return phase
 
     def play(self, game: dict[str, Any]) -> None:
+        drawn(self.page)  # the board as the state is now: a press on the old one selects nothing
         flips = game.get("flippable") or []
         if flips and (not game["legal_moves"] or self.rng.random() < 0.5):
             press(self.page, self.rng.choice(flips), self.touch)
