@@ -20,13 +20,13 @@ import time
 from collections import deque
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal, Protocol
 
 from server import messages, social
 from server.errors import TableError
-
-if TYPE_CHECKING:
-    from server.tables import Table
+from server.presence import Presence
+from server.seating import Seating
+from server.store import Store
 
 ALPHABET = "23456789ABCDEFGHJKLMNPQRSTUVWXYZ"  # no 0, 1, I, O: read aloud or copied by hand
 CODE_LENGTH = 6
@@ -135,6 +135,40 @@ def check_settings(seats: int, password: str | None, reserved: Mapping[int, str]
 
 def _name_key(name: str) -> str:
     return name.casefold()
+
+
+class _Services(Protocol):
+    @property
+    def store(self) -> Store: ...
+
+
+class Table(Protocol):
+    """What a friend room's rules read of its table (``server.tables.Table``)."""
+
+    id: str
+    creator: int | None
+    private: PrivateRoom | None
+
+    @property
+    def services(self) -> _Services: ...
+
+    @property
+    def seating(self) -> Seating: ...
+
+    @property
+    def presence(self) -> Presence: ...
+
+    @property
+    def in_game(self) -> bool: ...
+
+    @property
+    def players(self) -> list[int | None]: ...
+
+    def seat_of(self, user_id: int) -> int | None: ...
+
+    def seats_changed(self) -> None: ...
+
+    def publish(self, message: messages.TableNews) -> None: ...
 
 
 def check_sit(table: Table, seat: int, user_id: int, name: str) -> None:

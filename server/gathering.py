@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import time
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from sqlalchemy import select
 
@@ -22,7 +22,17 @@ from server.models import User
 from server.names import name_key
 
 if TYPE_CHECKING:
-    from server.realtime import Connection
+    from server.lobby import Lobby
+
+
+class Connection(Protocol):
+    """What these commands read of the socket they came on (``server.realtime.Connection``)."""
+
+    id: str
+    user: User
+    lobby: Lobby
+    address: str
+
 
 MESSAGES = (inbound.CreateTable, inbound.Join, inbound.Invite, inbound.Rematch, inbound.Arrange)
 Gathering = inbound.CreateTable | inbound.Join | inbound.Invite | inbound.Rematch | inbound.Arrange

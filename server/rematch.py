@@ -13,16 +13,13 @@ that each player has each other one as partner in turn.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
 from engine import Variant
 from server import friend_rooms
 from server.capabilities import capabilities
 from server.errors import TableError
-from server.seating import SeatInfo
-
-if TYPE_CHECKING:
-    from server.tables import Table
+from server.seating import SeatInfo, Seating
 
 
 @dataclass
@@ -49,6 +46,15 @@ class Agreeing(Protocol):
     def game_id(self) -> str | None: ...
 
     def seat_of(self, user_id: int) -> int | None: ...
+
+
+class Table(Agreeing, friend_rooms.Table, Protocol):
+    """What a rematch reads and does of its table (``server.tables.Table``)."""
+
+    @property
+    def seating(self) -> Seating: ...
+
+    async def start_if_ready(self) -> None: ...
 
 
 def rotation_offered(table: Agreeing) -> bool:

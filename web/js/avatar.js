@@ -1,7 +1,8 @@
 // A player's look, in the lobby, at the table and on profiles: an avatar drawn from the name
 // alone (the same name gives the same picture on every page and device; nothing is fetched)
-// and the 军衔 badge of a title. The server names the title and its level (1 for 兵 up); the
-// badge only shades by the level, so the client knows nothing of what points a title takes.
+// and the 军衔 badge of a title, and the link to the player's page. The server names the title
+// and its level (1 for 兵 up); the badge only shades by the level, so the client knows nothing
+// of what points a title takes.
 
 import { html, nothing, svg } from "../vendor/lit-html/lit-html.js";
 import { t, titleName } from "./i18n.js";
@@ -58,4 +59,9 @@ export function rankBadgeIn(title, level, right, y) {
   return svg`<g class="rank-badge" data-title-level=${level ?? ""} transform=${`translate(${right - w},${y})`}
       .style=${`--rank:${level ?? 1}`}>
     <rect width=${w} height="18" rx="4"></rect><text x=${w / 2} y="13.5">${title}</text></g>`;
+}
+
+// A player's name as a link to their page (#user/<name>).
+export function profileLink(name) {
+  return html`<a class="profile-link" href=${`#user/${encodeURIComponent(name)}`}>${name}</a>`;
 }

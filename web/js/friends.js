@@ -4,9 +4,8 @@
 // (docs/protocol.md, "Friends, follows and blocks"); presence is polled while the panel shows.
 
 import { html, nothing } from "../vendor/lit-html/lit-html.js";
-import { avatar } from "./avatar.js";
+import { avatar, profileLink } from "./avatar.js";
 import { errorText, t } from "./i18n.js";
-import { profileLink } from "./profile.js";
 import { changed, notify, store } from "./store.js";
 import { openTable } from "./table.js";
 

@@ -8,7 +8,6 @@ import { command } from "./actions.js";
 import { errorText, t, variantName } from "./i18n.js";
 import { changed, notify, store, variantEntry } from "./store.js";
 import { playerName } from "./seats.js";
-import { openTable } from "./table.js";
 
 const WATCHES = ["anyone", "friends", "nobody"];
 
@@ -32,7 +31,7 @@ export async function joinByCode(code, password = null) {
   try {
     const ok = await store.socket.send({ type: "join", code, ...(password ? { password } : {}) });
     store.joinAsk = null;
-    openTable(ok.table);
+    location.hash = `#table/${ok.table}`;
   } catch (error) {
     if (error.code === "room_password") store.joinAsk = { code };
     if (store.view !== "lobby" && store.view !== "table") store.view = "lobby";
@@ -107,7 +106,7 @@ export function friendDialog() {
     if (!ok) return;
     close();
     await command({ type: "sit", table: ok.table, seat: 0 });
-    openTable(ok.table);
+    location.hash = `#table/${ok.table}`;
   };
   return html`<div class="modal-back" @click=${close}><div class="modal card friend-dialog" role="dialog" id="friend-dialog"
       @click=${(e) => e.stopPropagation()}>
@@ -147,7 +146,7 @@ export function invitesView() {
   const go = (invite) => {
     dismiss(invite);
     if (invite.code) joinByCode(invite.code);
-    else openTable(invite.table);
+    else location.hash = `#table/${invite.table}`;
   };
   return html`<section class="invites" id="invites">${invites.map((invite) => html`<p class="card invite" data-table=${invite.table}>
     <span>${t("invitedBy", { name: invite.from, variant: variantName(invite.variant) })}</span>

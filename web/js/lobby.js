@@ -3,13 +3,12 @@
 
 import { html, nothing } from "../vendor/lit-html/lit-html.js";
 import { command } from "./actions.js";
-import { avatar, rankBadge } from "./avatar.js";
+import { avatar, profileLink, rankBadge } from "./avatar.js";
 import { ARMY_COLOURS, NEUTRAL } from "./board.js";
 import { chatBox } from "./chat.js";
 import { friendsPanel, friendsShortcut } from "./friends.js";
 import { roomName, ruleText, t, unratedText, variantName } from "./i18n.js";
 import { paceSelect, preferredPace } from "./pace.js";
-import { profileLink } from "./profile.js";
 import { quickCard } from "./quick.js";
 import { changed, store, variantEntry } from "./store.js";
 import { playerName } from "./seats.js";

@@ -10,10 +10,6 @@ import { deadLink } from "./log.js";
 import { NEW_PASSWORD } from "./login.js";
 import { changed, notify, store } from "./store.js";
 
-export function profileLink(name) {
-  return html`<a class="profile-link" href=${`#user/${encodeURIComponent(name)}`}>${name}</a>`;
-}
-
 export async function openProfile(name) {
   store.view = "profile";
   store.profileView = { name, standings: null, games: [] };
