@@ -10,7 +10,6 @@ import random
 import time
 from collections.abc import Iterator
 from contextlib import ExitStack
-from pathlib import Path
 from typing import Any
 
 import httpx
@@ -20,7 +19,15 @@ from playwright.sync_api import Browser, Page
 from tests.live import live_server
 from tests.server.sockets import LiveSocket, Player, live_socket
 from tests.server.test_realtime import start_game
-from tests.web.ui import DESKTOP, enter_as_guest, needs_chromium, state, watch_errors
+from tests.web.ui import (
+    DESKTOP,
+    enter_as_guest,
+    needs_chromium,
+    shot,
+    state,
+    wait_newer,
+    watch_errors,
+)
 from tests.web.ui import Player as PagePlayer
 
 pytestmark = needs_chromium
@@ -35,7 +42,6 @@ ROOMS = [
 ]
 # bots keep their table's pace as it is (the other browser tests' servers scale it to 0)
 SETTINGS = {"JUNQI_BOT_PAUSE_SECONDS": "0.05", "JUNQI_BOT_PACE_SCALE": "1"}
-SHOTS = Path("/work/helpers/shots/pace")
 
 # every fight popup the page draws: its event's number, when it came and went (ms), and which
 # seat's last move the board marked as the latest meanwhile (installed before the page's scripts)
@@ -181,6 +187,14 @@ def against_a_bot(page: Page, server: str, pace: str) -> None:
     assert state(page, "table.snapshot.pace") == pace
 
 
+def play_once(page: Page, me: PagePlayer) -> None:
+    """One move of the player's, and the table's answer to it: the next look at the table is
+    at the state after the move, not at the one it was made in."""
+    version = state(page, "table.snapshot.version")
+    me.play(state(page, "table.snapshot.game"))
+    wait_newer(page, version)
+
+
 def my_turn(page: Page) -> None:
     page.wait_for_function(
         "() => { const s = window.junqi.table.snapshot;"
@@ -197,14 +211,14 @@ def test_the_tab_title_says_when_it_is_your_turn(server: str, browser: Browser) 
     for _ in range(2):
         my_turn(page)
         page.wait_for_function("() => document.title === '轮到你走棋 · 军棋'")
-        me.play(state(page, "table.snapshot.game"))
+        play_once(page, me)
         # the bot waits 3 s (slow): meanwhile the title is the usual one
         page.wait_for_function("() => document.title === '军棋'", timeout=2000)
         assert state(page, "table.snapshot.game.to_move") != state(page, "table.snapshot.you")
     page.click("#lang")
     my_turn(page)
     page.wait_for_function("() => document.title === 'Your turn · Junqi'")
-    page.screenshot(path=str(SHOTS / "title-your-turn.png"))
+    shot(page, "pace-title-your-turn")
     assert errors == []
     page.close()
 
@@ -222,11 +236,11 @@ def test_a_notification_when_it_is_your_turn_in_a_hidden_tab(server: str, browse
     assert page.evaluate("() => window.permissionAsked") == 1
     me = PagePlayer(page, seed=3)
     my_turn(page)
-    me.play(state(page, "table.snapshot.game"))  # visible: the bot answers, no notification
+    play_once(page, me)  # visible: the bot answers, no notification
     my_turn(page)
     assert page.evaluate("() => window.notified") == []
     page.evaluate("() => { window.hideTab = true; }")
-    me.play(state(page, "table.snapshot.game"))
+    play_once(page, me)
     page.wait_for_function("() => window.notified.length === 1")
     note = page.evaluate("() => window.notified[0]")
     assert note["title"] == "轮到你走棋"
@@ -234,7 +248,7 @@ def test_a_notification_when_it_is_your_turn_in_a_hidden_tab(server: str, browse
     page.click("#notify")  # off again: no more
     page.wait_for_selector("#notify[aria-pressed='false']")
     page.evaluate("() => { window.hideTab = true; }")
-    me.play(state(page, "table.snapshot.game"))
+    play_once(page, me)
     my_turn(page)
     time.sleep(0.3)
     assert page.evaluate("() => window.notified.length") == 1
@@ -250,6 +264,6 @@ def test_the_creator_sets_the_bots_pace_at_the_table(server: str, browser: Brows
     page.select_option("#pace", "fast")
     page.wait_for_function("() => window.junqi.table.snapshot.pace === 'fast'")
     assert page.evaluate("() => localStorage.getItem('junqi.pace')") == "fast"  # the next table's
-    page.screenshot(path=str(SHOTS / "pace-at-table.png"))
+    shot(page, "pace-at-table")
     assert errors == []
     page.close()
